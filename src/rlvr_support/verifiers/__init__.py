@@ -1,0 +1,1 @@
+"""Verifiers: IFEval instruction checks, math answer checks, joint scores."""

@@ -1,0 +1,153 @@
+"""extract_answer formats, exact fast path, math-verify path, hard timeouts."""
+
+import os
+import signal
+import threading
+import time
+
+import pytest
+
+from rlvr_support.verifiers import math as vm
+from rlvr_support.verifiers.math import MathResult, as_fraction, extract_answer, score_math_batch
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("step : 48 * 2 = 96 ; 37 + 96 = 133 . answer : 133", "133"),
+        ("ANSWER : 133 . that is all", "133"),
+        ('" answer : 133 "', "133"),
+        ("answer : -7", "-7"),
+        ("answer: 3/4 done", "3/4"),
+        ("answer : 2.5", "2.5"),
+        ("The answer is 42.", "42"),
+        ("the answer is: $\\frac{1}{2}$", "\\frac{1}{2}"),
+        ("Final Answer: 12", "12"),
+        ("final answer is x = 5", "x = 5"),
+        ("so #### 1,234", "1,234"),
+        ("we get \\boxed{\\frac{a}{b^{2}}} here", "\\frac{a}{b^{2}}"),
+        ("\\boxed{1} then \\boxed{2}", "2"),
+        ("answer: 7 and later \\boxed{8}", "8"),
+        ("\\boxed{8} and later answer: 7", "7"),
+        ("\\boxed{unbalanced", None),
+        ("no final answer here", None),
+        ("I will answer soon. 5", None),
+        ("", None),
+    ],
+)
+def test_extract_answer(text, expected):
+    assert extract_answer(text) == expected
+
+
+def test_as_fraction():
+    assert as_fraction("133") == 133
+    assert as_fraction("-7") == -7
+    assert as_fraction("3/4") == as_fraction("0.75")
+    assert as_fraction("1,000") == 1000
+    assert as_fraction("1/0") is None
+    assert as_fraction("x") is None and as_fraction("1e5") is None
+    assert as_fraction("9" * 5000) is None  # no giant int parsing
+
+
+def test_fast_path_needs_no_worker(monkeypatch):
+    def boom(*a, **k):
+        raise AssertionError("pool used for plain numbers")
+
+    monkeypatch.setattr(vm._POOL, "run", boom)
+    res = score_math_batch(["answer : 133", "answer: 0.75", "nothing", "answer : 12"], ["133", "3/4", "1", "13"])
+    assert [r.correct for r in res] == [True, True, False, False]
+    assert res[2] == MathResult(False, None, False, None)
+
+
+def test_math_verify_path():
+    res = score_math_batch(
+        ["\\boxed{\\frac{266}{2}}", "\\boxed{\\frac12}", "\\boxed{x^2+1}", "\\boxed{\\sqrt{2}}"],
+        ["133", "0.5", "1+x^2", "2"],
+    )
+    assert [r.correct for r in res] == [True, True, True, False]
+    assert not any(r.timeout for r in res)
+
+
+PATHOLOGICAL = ["\\boxed{9^{9^{9^9}}}", "\\boxed{(10^{10^{10}})!}", "\\boxed{99^{99^{99^{99}}}}"]
+
+
+def _warm():
+    score_math_batch(["\\boxed{x+1}"], ["1+x"], workers=3)
+
+
+def test_pathological_inputs_time_out_fast():
+    _warm()
+    t0 = time.monotonic()
+    res = score_math_batch(PATHOLOGICAL + ["\\boxed{y+2}"], ["1", "2", "3", "2+y"], timeout_s=1.0, workers=3)
+    elapsed = time.monotonic() - t0
+    assert [r.timeout for r in res] == [True, True, True, False]
+    assert [r.correct for r in res] == [False, False, False, True]
+    assert elapsed < 3.0, elapsed
+
+
+def test_timeouts_work_from_a_thread():
+    _warm()
+    out, t0 = [], time.monotonic()
+    th = threading.Thread(target=lambda: out.append(score_math_batch(PATHOLOGICAL[:2], ["1", "2"], workers=2)))
+    th.start()
+    th.join(20)
+    assert not th.is_alive()
+    assert time.monotonic() - t0 < 3.0
+    assert [r.timeout for r in out[0]] == [True, True]
+
+
+def test_sequential_timeouts_with_one_worker():
+    _warm()
+    t0 = time.monotonic()
+    res = score_math_batch(PATHOLOGICAL[:2], ["1", "2"], timeout_s=0.5, workers=1)
+    assert all(r.timeout for r in res)
+    assert time.monotonic() - t0 < 3.0  # the warm spare replaces a killed worker
+
+
+def test_worker_crash_loses_only_its_sample():
+    _warm()
+    victim = {}
+
+    def killer():
+        # Kill whichever worker is busy with the slow sample.
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            for w in list(vm._POOL.workers):
+                if w.task is not None:
+                    time.sleep(0.2)
+                    victim["pid"] = w.proc.pid
+                    os.kill(w.proc.pid, signal.SIGKILL)
+                    return
+            time.sleep(0.01)
+
+    th = threading.Thread(target=killer)
+    th.start()
+    res = score_math_batch([PATHOLOGICAL[0], "\\boxed{z+3}", "answer : 4"], ["1", "3+z", "4"], timeout_s=5.0, workers=1)
+    th.join()
+    assert "pid" in victim
+    assert res[0].error == "worker crashed" and not res[0].correct and not res[0].timeout
+    assert res[1].correct and res[2].correct
+    # the pool recovered
+    assert score_math_batch(["\\boxed{w+1}"], ["1+w"])[0].correct
+
+
+def test_identical_pairs_verified_once(monkeypatch):
+    calls = []
+    real = vm._POOL.run
+
+    def spy(pairs, timeout_s, workers):
+        calls.append(list(pairs))
+        return real(pairs, timeout_s, workers)
+
+    monkeypatch.setattr(vm._POOL, "run", spy)
+    vm._CACHE.clear()
+    res = score_math_batch(["\\boxed{q+1}"] * 5 + ["\\boxed{1+q}"], ["1+q"] * 6)
+    assert all(r.correct for r in res)
+    assert calls == [[("1+q", "q+1"), ("1+q", "1+q")]]
+    score_math_batch(["\\boxed{q+1}"], ["1+q"])  # served from the cache
+    assert len(calls) == 1
+
+
+def test_length_mismatch():
+    with pytest.raises(ValueError):
+        score_math_batch(["a"], [])
