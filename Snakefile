@@ -1,0 +1,24 @@
+# rlvr-support: how RL with verifiable rewards reshapes what a language model can still reach.
+from snakemake.utils import min_version
+
+min_version("9.0")
+
+
+configfile: "config.yaml"
+
+
+report: "workflow/report/workflow.rst"
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/data.smk"
+include: "workflow/rules/base.smk"
+include: "workflow/rules/train.smk"
+include: "workflow/rules/sample.smk"
+include: "workflow/rules/score.smk"
+include: "workflow/rules/analyse.smk"
+
+
+rule all:
+    input:
+        get_final_output(),

@@ -1,0 +1,64 @@
+"""Load score files into per-prompt matrices: (prompts, n) rewards in sample order.
+
+Score files live at `<root>/<checkpoint>/<eval_set>.parquet`, where the checkpoint is `base`
+or `<chain>/seed<k>`; the path is the only place the labels come from.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..atomic import read_parquet
+
+
+@dataclass(frozen=True)
+class ScoreFile:
+    path: Path
+    chain: str        # "base" or the chain name, e.g. "math-if"
+    seed: int | None  # RL seed; None for the base policy
+    eval_set: str
+
+    @property
+    def checkpoint(self) -> str:
+        return self.chain if self.seed is None else f"{self.chain}/seed{self.seed}"
+
+
+def parse_score_path(path: str | Path, root: str | Path) -> ScoreFile:
+    rel = Path(path).resolve().relative_to(Path(root).resolve())
+    parts = rel.parts
+    if len(parts) == 2 and parts[0] == "base":
+        return ScoreFile(Path(path), "base", None, rel.stem)
+    if len(parts) == 3 and parts[1].startswith("seed") and parts[1][4:].isdigit():
+        return ScoreFile(Path(path), parts[0], int(parts[1][4:]), rel.stem)
+    raise ValueError(f"{path}: expected <root>/base/<eval>.parquet or <root>/<chain>/seed<k>/<eval>.parquet")
+
+
+def graded_reward(df: pd.DataFrame) -> pd.Series:
+    """The graded reward behind best@k: math correctness, the IF share of constraints met
+    (strict), and for joint prompts the mean of the two."""
+    task = df["task"].iloc[0]
+    if task == "math":
+        return df["reward"].astype(float)
+    if task == "if":
+        return df["if_frac_strict"].astype(float)
+    return 0.5 * (df["math_correct"].astype(float) + df["if_frac_strict"].astype(float))
+
+
+def reward_matrices(path: str | Path) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """(prompt ids, binary success (P, n), graded reward (P, n)); every prompt must have the same n."""
+    df = read_parquet(path).sort_values(["prompt_id", "sample_idx"], kind="stable")
+    if df.empty:
+        raise ValueError(f"{path}: no scored samples")
+    counts = df.groupby("prompt_id", sort=True).size()
+    if counts.nunique() != 1:
+        raise ValueError(f"{path}: prompts have different sample counts {sorted(counts.unique())}")
+    n = int(counts.iloc[0])
+    success = (df["reward"].to_numpy(float) >= 1.0).reshape(-1, n)
+    graded = graded_reward(df).to_numpy(float).reshape(-1, n)
+    if np.isnan(graded).any():
+        raise ValueError(f"{path}: graded rewards contain NaN")
+    return list(counts.index), success, graded

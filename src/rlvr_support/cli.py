@@ -1,0 +1,196 @@
+"""`python -m rlvr_support <verb>`: one verb per pipeline rule, each runnable without Snakemake.
+
+Config sections are passed as JSON strings (`--cfg '{...}'`), so a rule's parameters are
+visible in its command line and in Snakemake's rerun triggers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+
+def _json(s: str) -> dict:
+    try:
+        return json.loads(s)
+    except json.JSONDecodeError as e:
+        raise argparse.ArgumentTypeError(f"not valid JSON: {e}") from None
+
+
+def cmd_data(a):
+    from .atomic import write_jsonl
+    from .toyworld.world import build_prompt_sets
+
+    sets = build_prompt_sets(a.cfg)
+    for task, records in sets.items():
+        write_jsonl(Path(a.out_dir) / f"{task}.jsonl", records)
+        print(f"{task}: {sum(r['split'] == 'train' for r in records)} train, "
+              f"{sum(r['split'] == 'eval' for r in records)} eval prompts")
+
+
+def cmd_corpus(a):
+    from .atomic import read_jsonl, write_jsonl
+    from .toyworld.world import build_corpus
+
+    sets = {t: read_jsonl(Path(a.prompts_dir) / f"{t}.jsonl") for t in ("math", "if", "joint")}
+    corpus = build_corpus(a.cfg, sets)
+    write_jsonl(a.out, corpus)
+    print(f"{len(corpus)} corpus examples")
+
+
+def cmd_pretrain(a):
+    from .atomic import write_json
+    from .pretrain import pretrain
+
+    summary = pretrain(a.corpus, str(Path(a.out).parent), a.cfg, a.seed, threads=a.threads)
+    write_json(a.out, {"model_dir": "model", "chain": "base", "kind": "pretrain", **summary})
+    print(json.dumps(summary))
+
+
+def cmd_base_metrics(a):
+    from .atomic import write_json
+    from .base_metrics import base_metrics
+
+    files = dict(p.split("=", 1) for p in a.prompts)
+    result = base_metrics(a.model, files, max_new_tokens=a.max_new_tokens, seed=a.seed, threads=a.threads)
+    write_json(a.out, result)
+    print(json.dumps(result, indent=1))
+
+
+def cmd_train(a):
+    from .atomic import write_json
+    from .grpo import train_stage
+
+    manifest = train_stage(a.parent, a.task, a.prompts, a.out, a.cfg, a.seed, a.chain, threads=a.threads)
+    write_json(a.out, manifest)
+
+
+def cmd_sample(a):
+    from .sample import sample_checkpoint
+
+    t0 = time.time()
+    df = sample_checkpoint(a.model, a.prompts, a.out, a.cfg, a.job, threads=a.threads)
+    dt = time.time() - t0
+    print(f"{len(df)} samples, {int(df['n_tokens'].sum())} tokens in {dt:.1f}s "
+          f"({df['n_tokens'].sum() / max(dt, 1e-9):.0f} tokens/s)")
+
+
+def cmd_score(a):
+    from .atomic import read_parquet, write_parquet
+    from .scoring import load_prompts, score_samples
+
+    samples = read_parquet(a.samples)
+    scores = score_samples(samples, load_prompts(a.prompts), timeout_s=a.cfg["timeout_s"],
+                           workers=a.cfg["workers"], reasoning=a.cfg["reasoning"])
+    write_parquet(a.out, scores)
+    print(f"{len(scores)} samples scored, mean reward {scores['reward'].mean():.4f}, "
+          f"{int(scores['timeout'].sum())} timeouts")
+
+
+def cmd_passk_table(a):
+    from .analysis.passk_table import headline_table, passk_table, to_markdown
+    from .analysis.scores import parse_score_path
+    from .atomic import write_text
+
+    files = [parse_score_path(p, a.scores_root) for p in a.scores]
+    table = passk_table(files, n_boot=a.cfg["bootstrap"], ci=a.cfg["ci"], seed=a.cfg["seed"])
+    write_text(a.out, table.to_csv(index=False, float_format="%.6f"))
+    if a.headline:
+        head = headline_table(table)
+        write_text(a.headline, head.to_csv(index=False, float_format="%.6f"))
+        md = to_markdown(head, ["pass@1", "best@kmax", "coverage@kmax"])
+        write_text(Path(a.headline).with_suffix(".md"), md)
+        print(md)
+
+
+def cmd_figure_passk(a):
+    import pandas as pd
+
+    from .figures.passk_curves import plot_passk_curves
+
+    plot_passk_curves(pd.read_csv(a.table), a.eval_set, a.out, metric=a.metric)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m rlvr_support", description=__doc__)
+    sub = p.add_subparsers(dest="verb", required=True)
+
+    def verb(name, fn, help_):
+        s = sub.add_parser(name, help=help_, description=help_)
+        s.set_defaults(fn=fn)
+        return s
+
+    s = verb("data", cmd_data, "Generate the toy world's prompt sets (train and eval splits) as JSONL.")
+    s.add_argument("--cfg", type=_json, required=True, help="the config's `world` section as JSON")
+    s.add_argument("--out-dir", required=True, help="writes <task>.jsonl for math, if, joint")
+
+    s = verb("corpus", cmd_corpus, "Generate the base pretraining corpus (mixed styles, partial compliance).")
+    s.add_argument("--cfg", type=_json, required=True, help="the config's `world` section as JSON")
+    s.add_argument("--prompts-dir", required=True)
+    s.add_argument("--out", required=True)
+
+    s = verb("pretrain", cmd_pretrain, "Pretrain the toy base policy (resumable); writes a manifest.")
+    s.add_argument("--corpus", required=True)
+    s.add_argument("--cfg", type=_json, required=True, help="the config's `base` section as JSON")
+    s.add_argument("--seed", type=int, required=True)
+    s.add_argument("--out", required=True, help="manifest.json; weights go to model/ beside it")
+    s.add_argument("--threads", type=int, default=1)
+
+    s = verb("base-metrics", cmd_base_metrics, "Greedy and sampled accuracy of a checkpoint on each eval set.")
+    s.add_argument("--model", required=True, help="a checkpoint manifest or model directory")
+    s.add_argument("--prompts", nargs="+", required=True, help="task=path pairs")
+    s.add_argument("--max-new-tokens", type=int, default=64)
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--out", required=True)
+    s.add_argument("--threads", type=int, default=1)
+
+    s = verb("train", cmd_train, "One RLVR stage (GRPO via TRL) on one task from a parent checkpoint.")
+    s.add_argument("--parent", required=True, help="parent checkpoint manifest")
+    s.add_argument("--task", choices=["math", "if", "joint"], required=True)
+    s.add_argument("--prompts", required=True, help="the task's prompt JSONL (train split is used)")
+    s.add_argument("--cfg", type=_json, required=True, help="the config's `rl` section as JSON")
+    s.add_argument("--seed", type=int, required=True)
+    s.add_argument("--chain", required=True)
+    s.add_argument("--out", required=True, help="manifest.json of the new checkpoint")
+    s.add_argument("--threads", type=int, default=1)
+
+    s = verb("sample", cmd_sample, "n samples per eval prompt from one checkpoint, as Parquet.")
+    s.add_argument("--model", required=True)
+    s.add_argument("--prompts", required=True)
+    s.add_argument("--cfg", type=_json, required=True, help="the config's `sampling` section as JSON")
+    s.add_argument("--job", required=True, help="job name that fixes the seed, e.g. math-if/seed0/if")
+    s.add_argument("--out", required=True)
+    s.add_argument("--threads", type=int, default=1)
+
+    s = verb("score", cmd_score, "Score samples with the verifiers (math-verify, IFEval, joint).")
+    s.add_argument("--samples", required=True)
+    s.add_argument("--prompts", required=True)
+    s.add_argument("--cfg", type=_json, required=True, help="the config's `scoring` section as JSON")
+    s.add_argument("--out", required=True)
+
+    s = verb("passk-table", cmd_passk_table, "pass@k / best@k / coverage with bootstrap CIs, and the headline table.")
+    s.add_argument("--scores", nargs="+", required=True)
+    s.add_argument("--scores-root", required=True)
+    s.add_argument("--cfg", type=_json, required=True, help="the config's `analysis` section as JSON")
+    s.add_argument("--out", required=True)
+    s.add_argument("--headline", help="also write the headline table here (CSV, and .md beside it)")
+
+    s = verb("figure-passk", cmd_figure_passk, "pass@k curves for one eval set (PNG and PDF).")
+    s.add_argument("--table", required=True)
+    s.add_argument("--eval-set", required=True)
+    s.add_argument("--metric", default="pass@k", choices=["pass@k", "best@k", "coverage"])
+    s.add_argument("--out", required=True, help="<name>.png; the PDF is written beside it")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        args.fn(args)
+    except (ValueError, FileNotFoundError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    return 0

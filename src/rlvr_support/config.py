@@ -1,0 +1,65 @@
+"""Load and validate a study config against workflow/schemas/config.schema.yaml.
+
+Errors name the offending key by its path (`rl.steps`), so a wrong type, a typo or a missing
+key stops the run before any job starts.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import jsonschema
+import yaml
+
+SCHEMA = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
+
+
+class ConfigError(ValueError):
+    pass
+
+
+def _path(error: jsonschema.ValidationError) -> str:
+    return ".".join(str(p) for p in error.absolute_path) or "<top level>"
+
+
+def validate_config(config: dict, schema_path: str | Path = SCHEMA) -> dict:
+    schema = yaml.safe_load(Path(schema_path).read_text())
+    validator = jsonschema.Draft202012Validator(schema)
+    errors = sorted(validator.iter_errors(config), key=lambda e: (list(e.absolute_path), e.message))
+    if errors:
+        lines = []
+        for e in errors:
+            if e.validator == "additionalProperties":
+                extra = sorted(set(e.instance) - set(e.schema.get("properties", {})))
+                where = _path(e)
+                for key in extra:
+                    lines.append(f"{where + '.' if where != '<top level>' else ''}{key}: unknown key")
+            elif e.validator == "required":
+                missing = e.message.split("'")[1]
+                where = _path(e)
+                lines.append(f"{where + '.' if where != '<top level>' else ''}{missing}: missing required key")
+            else:
+                lines.append(f"{_path(e)}: {e.message}")
+        raise ConfigError("invalid config:\n  " + "\n  ".join(lines))
+    _check_semantics(config)
+    return config
+
+
+def _check_semantics(config: dict) -> None:
+    """Cross-key rules that JSON schema cannot say."""
+    chains = set(config["chains"])
+    for chain in chains:
+        stages = chain.split("-")
+        if len(stages) > 1 and "-".join(stages[:-1]) not in chains:
+            # The prefix is trained anyway (the DAG needs it); listing it keeps the tables honest.
+            raise ConfigError(f"chains: {chain!r} continues from {'-'.join(stages[:-1])!r}, which is not listed in chains")
+    s = config["sampling"]
+    if s["temperature"] == 0 and s["n"] != 1:
+        raise ConfigError("sampling.n: greedy decoding (temperature 0) needs n: 1")
+
+
+def load_config(path: str | Path) -> dict:
+    config = yaml.safe_load(Path(path).read_text())
+    if not isinstance(config, dict):
+        raise ConfigError(f"{path}: a config must be a YAML mapping")
+    return validate_config(config)

@@ -1,0 +1,29 @@
+"""Shared figure setup: a non-interactive backend and reproducible files (no timestamps)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import seaborn as sns  # noqa: E402
+
+from ..atomic import atomic_path  # noqa: E402
+
+
+def setup() -> None:
+    sns.set_theme(context="paper", style="whitegrid", font_scale=1.1)
+    plt.rcParams.update({"figure.dpi": 100, "savefig.dpi": 150, "svg.hashsalt": "rlvr-support"})
+
+
+def save(fig, png_path: str | Path) -> None:
+    """Write `<name>.png` and `<name>.pdf` atomically, without creation dates, so reruns are byte-identical."""
+    png_path = Path(png_path)
+    with atomic_path(png_path) as tmp:
+        fig.savefig(tmp, format="png", metadata={"Software": None}, bbox_inches="tight")
+    with atomic_path(png_path.with_suffix(".pdf")) as tmp:
+        fig.savefig(tmp, format="pdf", metadata={"CreationDate": None, "ModDate": None, "Producer": None,
+                                                 "Creator": None}, bbox_inches="tight")
+    plt.close(fig)

@@ -1,0 +1,55 @@
+"""Load and build causal LMs: the toy world's small Llama and any Hugging Face checkpoint.
+
+The toy model is a plain `LlamaForCausalLM`, so the toy path, the real-model path and vLLM
+share the same code: everything downstream only sees `AutoModelForCausalLM` directories.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import torch
+from transformers import AutoModelForCausalLM, AutoTokenizer, LlamaConfig, LlamaForCausalLM
+
+
+def toy_llama(vocab_size: int, arch: dict, tokenizer) -> LlamaForCausalLM:
+    config = LlamaConfig(
+        vocab_size=vocab_size,
+        hidden_size=arch["hidden_size"],
+        intermediate_size=arch["intermediate_size"],
+        num_hidden_layers=arch["num_layers"],
+        num_attention_heads=arch["num_heads"],
+        num_key_value_heads=arch["num_heads"],
+        max_position_embeddings=arch["max_positions"],
+        tie_word_embeddings=True,
+        bos_token_id=tokenizer.bos_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+        pad_token_id=tokenizer.pad_token_id,
+    )
+    return LlamaForCausalLM(config)
+
+
+def checkpoint_dir(manifest_path: str | Path) -> Path:
+    """A checkpoint is declared by its manifest; the weights sit in `model/` beside it."""
+    manifest = json.loads(Path(manifest_path).read_text())
+    model_dir = Path(manifest_path).parent / manifest["model_dir"]
+    if not (model_dir / "config.json").exists():
+        raise FileNotFoundError(f"checkpoint {manifest_path} names {model_dir}, which has no config.json")
+    return model_dir
+
+
+def load_policy(manifest_or_dir: str | Path, dtype=torch.float32):
+    """(model, tokenizer) from a manifest file or a model directory, in eval mode, left padding."""
+    p = Path(manifest_or_dir)
+    model_dir = checkpoint_dir(p) if p.suffix == ".json" else p
+    try:
+        model = AutoModelForCausalLM.from_pretrained(model_dir, dtype=dtype)
+    except (OSError, ValueError, RuntimeError) as e:
+        raise ValueError(f"cannot load model from {model_dir}: {e}") from None
+    tok = AutoTokenizer.from_pretrained(model_dir)
+    tok.padding_side = "left"
+    if tok.pad_token is None:
+        tok.pad_token = tok.eos_token
+    model.eval()
+    return model, tok

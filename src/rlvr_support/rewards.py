@@ -1,0 +1,28 @@
+"""Verifiable rewards for GRPO: the very scorer the evaluation uses, so train and eval agree.
+
+Math-RLVR rewards a correct final answer, IF-RLVR a response that meets every constraint
+(IFEval strict, prompt level), joint RLVR both at once (MathIF hard accuracy).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+
+from .scoring import score_samples
+
+
+def make_reward(task: str):
+    if task not in ("math", "if", "joint"):
+        raise ValueError(f"no verifiable reward for task {task!r} (expected math, if or joint)")
+
+    def reward(prompts, completions, prompt_id, answer, instruction_id_list, kwargs_json, **_):
+        records = {pid: {"id": pid, "task": task, "prompt": p, "answer": a or None,
+                         "instruction_id_list": list(ids), "kwargs": json.loads(kw), "split": "train"}
+                   for pid, p, a, ids, kw in zip(prompt_id, prompts, answer, instruction_id_list, kwargs_json)}
+        samples = pd.DataFrame({"prompt_id": prompt_id, "sample_idx": range(len(completions)), "text": completions})
+        return score_samples(samples, records)["reward"].astype(float).tolist()
+
+    reward.__name__ = f"{task}_reward"
+    return reward

@@ -1,0 +1,54 @@
+"""Repeated sampling with Hugging Face `generate`: batched, KV cache, left padding.
+
+Per generated token we keep its log-probability and the entropy of the model's next-token
+distribution at the sampling temperature (before top-p truncation), so that token-level
+entropy and likelihood analyses need no second forward pass.
+"""
+
+from __future__ import annotations
+
+import torch
+from tqdm import tqdm
+
+
+@torch.no_grad()
+def generate_hf(model, tokenizer, prompts: list[str], *, n: int, temperature: float, top_p: float,
+                max_new_tokens: int, seed: int, prompt_batch: int = 16) -> list[dict]:
+    """Return n samples for each prompt as dicts (prompt_index, sample_idx, token_ids, ...), in prompt order."""
+    torch.manual_seed(seed)
+    greedy = temperature == 0
+    eos = tokenizer.eos_token_id
+    rows: list[dict] = []
+    for start in tqdm(range(0, len(prompts), prompt_batch), desc="sample", mininterval=5):
+        chunk = prompts[start:start + prompt_batch]
+        enc = tokenizer(chunk, return_tensors="pt", padding=True)
+        out = model.generate(
+            **enc, do_sample=not greedy, temperature=None if greedy else temperature,
+            top_p=None if greedy else top_p, top_k=None, max_new_tokens=max_new_tokens,
+            num_return_sequences=1 if greedy else n, output_logits=True, return_dict_in_generate=True,
+            pad_token_id=tokenizer.pad_token_id, eos_token_id=eos,
+        )
+        new = out.sequences[:, enc["input_ids"].shape[1]:]
+        logits = torch.stack(out.logits, dim=1).float()  # (B, T, V), raw
+        logp = torch.log_softmax(logits / (1.0 if greedy else temperature), dim=-1)
+        tok_logp = logp.gather(-1, new.unsqueeze(-1)).squeeze(-1)
+        entropy = -(logp.exp() * logp.clamp_min(-1e30)).sum(-1)
+        per_prompt = 1 if greedy else n
+        for b in range(new.shape[0]):
+            seq = new[b].tolist()
+            length = seq.index(eos) + 1 if eos in seq else len(seq)
+            finished = eos in seq[:length]
+            ids = seq[:length - 1] if finished else seq[:length]  # the text excludes the eos token
+            rows.append({
+                "prompt_index": start + b // per_prompt,
+                "sample_idx": b % per_prompt,
+                "token_ids": ids,
+                "text": tokenizer.decode(ids, skip_special_tokens=True),
+                "n_tokens": length,
+                "finish_reason": "stop" if finished else "length",
+                "token_logprobs": tok_logp[b, :length].tolist(),
+                "token_entropies": entropy[b, :length].tolist(),
+            })
+    if greedy and n > 1:
+        raise ValueError("greedy decoding (temperature 0) gives one sample per prompt; set n: 1")
+    return rows

@@ -1,0 +1,86 @@
+"""Toy arithmetic problems and their solutions in three styles that open differently.
+
+Levels: 1 `a + b`, 2 `a + b * c`, 3 `a * b + c * d` (two-digit a, c; one-digit b, d at level 3,
+one-digit c at level 2). Solutions:
+- step:   `step : 48 * 2 = 96 ; 37 + 96 = 133 . answer : 133` (one line per operation)
+- so:     `so : 37 + 96 = 133 . answer : 133` (products done silently, the last sum shown)
+- answer: `answer : 133` (everything done silently)
+The step style is the easiest for a small model (each line is one operation), the direct one
+the hardest: the styles differ in success, which is what lets RL re-rank openings.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class MathProblem:
+    level: int
+    operands: tuple[int, ...]
+
+    @property
+    def question(self) -> str:
+        o = self.operands
+        if self.level == 1:
+            return f"{o[0]} + {o[1]}"
+        if self.level == 2:
+            return f"{o[0]} + {o[1]} * {o[2]}"
+        return f"{o[0]} * {o[1]} + {o[2]} * {o[3]}"
+
+    @property
+    def answer(self) -> int:
+        o = self.operands
+        if self.level == 1:
+            return o[0] + o[1]
+        if self.level == 2:
+            return o[0] + o[1] * o[2]
+        return o[0] * o[1] + o[2] * o[3]
+
+    def steps(self) -> list[str]:
+        """The operations of a step-by-step solution, in order."""
+        o = self.operands
+        if self.level == 1:
+            return [f"{o[0]} + {o[1]} = {self.answer}"]
+        if self.level == 2:
+            p = o[1] * o[2]
+            return [f"{o[1]} * {o[2]} = {p}", f"{o[0]} + {p} = {self.answer}"]
+        p, q = o[0] * o[1], o[2] * o[3]
+        return [f"{o[0]} * {o[1]} = {p}", f"{o[2]} * {o[3]} = {q}", f"{p} + {q} = {self.answer}"]
+
+    def solution(self, style: str) -> str:
+        if style == "step":
+            return "step : " + " ; ".join(self.steps()) + f" . answer : {self.answer}"
+        if style == "so":
+            return f"so : {self.steps()[-1]} . answer : {self.answer}"
+        if style == "answer":
+            return f"answer : {self.answer}"
+        raise ValueError(f"unknown math solution style {style!r}")
+
+
+def sample_problem(rng: random.Random, level: int) -> MathProblem:
+    if level == 1:
+        ops = (rng.randint(10, 99), rng.randint(10, 99))
+    elif level == 2:
+        ops = (rng.randint(10, 99), rng.randint(10, 99), rng.randint(2, 9))
+    elif level == 3:
+        ops = (rng.randint(10, 99), rng.randint(2, 9), rng.randint(10, 99), rng.randint(2, 9))
+    else:
+        raise ValueError(f"math level must be 1, 2 or 3, got {level}")
+    return MathProblem(level, ops)
+
+
+def sample_problems(rng: random.Random, count: int, level_weights: dict[int, float],
+                    exclude: set[MathProblem] = frozenset()) -> list[MathProblem]:
+    """`count` distinct problems, none in `exclude` (held-out sets never leak into training)."""
+    levels, weights = zip(*sorted(level_weights.items()))
+    seen: set[MathProblem] = set()
+    out: list[MathProblem] = []
+    while len(out) < count:
+        p = sample_problem(rng, rng.choices(levels, weights)[0])
+        if p in seen or p in exclude:
+            continue
+        seen.add(p)
+        out.append(p)
+    return out

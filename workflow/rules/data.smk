@@ -1,0 +1,35 @@
+localrules:
+    toy_data,
+
+
+rule toy_data:
+    output:
+        expand(f"{RESULTS}/data/prompts/{{task}}.jsonl", task=TASKS),
+    log:
+        f"{RESULTS}/logs/data/prompts.log",
+    params:
+        cfg=as_json("world"),
+        code=get_code("toyworld", "cli"),
+    threads: 1
+    shell:
+        "{PY} data --cfg {params.cfg:q} --out-dir {RESULTS}/data/prompts > {log} 2>&1"
+
+
+rule toy_corpus:
+    input:
+        expand(f"{RESULTS}/data/prompts/{{task}}.jsonl", task=TASKS),
+    output:
+        f"{RESULTS}/data/corpus.jsonl",
+    log:
+        f"{RESULTS}/logs/data/corpus.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/data/corpus.tsv"
+    params:
+        cfg=as_json("world"),
+        code=get_code("toyworld", "cli"),
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    shell:
+        "{PY} corpus --cfg {params.cfg:q} --prompts-dir {RESULTS}/data/prompts --out {output} > {log} 2>&1"
