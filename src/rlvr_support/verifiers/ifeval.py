@@ -510,7 +510,6 @@ def loose_variants(response: str) -> list[str]:
 
 
 _THINK_END = "</think>"
-_ANSWER = re.compile(r"<answer>(.*?)</answer>", re.DOTALL)
 
 
 def strip_reasoning(text: str, reasoning: str = "none") -> str:
@@ -519,7 +518,7 @@ def strip_reasoning(text: str, reasoning: str = "none") -> str:
     reasoning="none": the whole text.
     reasoning="after_think": the text after the last "</think>" (the whole text when
     there is none), then, if it contains "<answer>...</answer>", the content of the
-    last such block. Reasoning models state constraints in their thinking; scoring
+    last such block (between the last "</answer>" and the "<answer>" before it). Reasoning models state constraints in their thinking; scoring
     only the final part keeps those drafts from counting for or against them.
     """
     if reasoning == "none":
@@ -529,10 +528,13 @@ def strip_reasoning(text: str, reasoning: str = "none") -> str:
     cut = text.rfind(_THINK_END)
     if cut >= 0:
         text = text[cut + len(_THINK_END) :]
-    if "<answer>" in text:
-        blocks = _ANSWER.findall(text)
-        if blocks:
-            text = blocks[-1]
+    # Last block = up to the last "</answer>", from the "<answer>" before it. Found
+    # with rfind (a lazy regex would rescan to the end from every "<answer>").
+    close = text.rfind("</answer>")
+    if close >= 0:
+        open_ = text.rfind("<answer>", 0, close)
+        if open_ >= 0:
+            text = text[open_ + len("<answer>") : close]
     return text
 
 

@@ -55,9 +55,8 @@ def _brace_partners(text: str) -> dict[int, int]:
 
 def _after_phrase(text: str, start: int) -> str | None:
     """The answer that follows an answer phrase ending at `start`."""
-    line_end = text.find("\n", start)
-    rest = text[start : line_end if line_end >= 0 else len(text)][:_MAX_ANSWER].strip()
-    rest = rest.lstrip("$").lstrip()
+    rest = text[start : start + _MAX_ANSWER]  # bounded: keeps many phrases linear
+    rest = rest.split("\n", 1)[0].strip().lstrip("$").lstrip()
     if rest.startswith("\\(") or rest.startswith("\\["):
         rest = rest[2:].lstrip()
     if not rest:
@@ -70,26 +69,30 @@ def _after_phrase(text: str, start: int) -> str | None:
     return rest or None
 
 
+def _last(matches, answer_of) -> tuple[int, str] | None:
+    """The last match (by position) that yields an answer; scans from the end."""
+    for m in reversed(list(matches)):
+        ans = answer_of(m)
+        if ans:
+            return m.start(), ans
+    return None
+
+
 def extract_answer(text: str) -> str | None:
     """Return the last final answer in `text`, or None (see module docstring)."""
-    candidates: list[tuple[int, str]] = []  # (position, answer)
+    candidates = []
     if "\\boxed" in text or "\\fbox" in text:
         partners = _brace_partners(text)
-        for m in _BOXED.finditer(text):
+
+        def boxed(m):
             close = partners.get(m.end() - 1)
-            if close is not None:
-                inner = text[m.end() : close].strip()
-                if inner:
-                    candidates.append((m.start(), inner[: _MAX_ANSWER * 4]))
+            return None if close is None else text[m.end() : close].strip()[: _MAX_ANSWER * 4]
+
+        candidates.append(_last(_BOXED.finditer(text), boxed))
     if "####" in text:
-        for m in _HASHES.finditer(text):
-            ans = _after_phrase(text, m.end())
-            if ans:
-                candidates.append((m.start(), ans))
-    for m in _PHRASE.finditer(text):
-        ans = _after_phrase(text, m.end())
-        if ans:
-            candidates.append((m.start(), ans))
+        candidates.append(_last(_HASHES.finditer(text), lambda m: _after_phrase(text, m.end())))
+    candidates.append(_last(_PHRASE.finditer(text), lambda m: _after_phrase(text, m.end())))
+    candidates = [c for c in candidates if c is not None]
     if not candidates:
         return None
     return max(candidates, key=lambda c: c[0])[1]
