@@ -1,7 +1,8 @@
 """Toy arithmetic problems and their solutions in three styles that open differently.
 
-Levels: 1 `a + b`, 2 `a + b * c`, 3 `a * b + c * d` (two-digit a, c; one-digit b, d at level 3,
-one-digit c at level 2). Solutions:
+Levels: 1 `a + b` (two-digit a, b), 2 `a + b * c` (two-digit a, one-digit b, c),
+3 `a * b + c * d` (one-digit factors). Results stay below 200, so a model of a million
+parameters learns the arithmetic in minutes on a CPU. Solutions:
 - step:   `step : 48 * 2 = 96 ; 37 + 96 = 133 . answer : 133` (one line per operation)
 - so:     `so : 37 + 96 = 133 . answer : 133` (products done silently, the last sum shown)
 - answer: `answer : 133` (everything done silently)
@@ -63,23 +64,29 @@ def sample_problem(rng: random.Random, level: int) -> MathProblem:
     if level == 1:
         ops = (rng.randint(10, 99), rng.randint(10, 99))
     elif level == 2:
-        ops = (rng.randint(10, 99), rng.randint(10, 99), rng.randint(2, 9))
+        ops = (rng.randint(10, 99), rng.randint(2, 9), rng.randint(2, 9))
     elif level == 3:
-        ops = (rng.randint(10, 99), rng.randint(2, 9), rng.randint(10, 99), rng.randint(2, 9))
+        ops = (rng.randint(2, 9), rng.randint(2, 9), rng.randint(2, 9), rng.randint(2, 9))
     else:
         raise ValueError(f"math level must be 1, 2 or 3, got {level}")
     return MathProblem(level, ops)
 
 
 def sample_problems(rng: random.Random, count: int, level_weights: dict[int, float],
-                    exclude: set[MathProblem] = frozenset()) -> list[MathProblem]:
-    """`count` distinct problems, none in `exclude` (held-out sets never leak into training)."""
+                    exclude: set[MathProblem] = frozenset(), distinct: bool = True) -> list[MathProblem]:
+    """`count` problems (distinct unless told otherwise), none in `exclude`, so held-out sets
+    never leak into training."""
     levels, weights = zip(*sorted(level_weights.items()))
     seen: set[MathProblem] = set()
     out: list[MathProblem] = []
+    attempts = 0
     while len(out) < count:
+        attempts += 1
+        if attempts > 100 * count + 1000:
+            raise ValueError(f"cannot draw {count} distinct math problems at levels {list(levels)}: "
+                             "the problem space is too small, lower the count")
         p = sample_problem(rng, rng.choices(levels, weights)[0])
-        if p in seen or p in exclude:
+        if p in exclude or (distinct and p in seen):
             continue
         seen.add(p)
         out.append(p)

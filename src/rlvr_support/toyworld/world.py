@@ -96,7 +96,8 @@ def build_corpus(cfg: dict, prompt_sets: dict[str, list[dict]]) -> list[dict]:
                      for task in ("math", "joint") for r in prompt_sets[task] if r["split"] == "eval"}
 
     examples = []
-    for p in sample_problems(rng, ccfg["math"], _levels(cfg["math"]["train_levels"]), exclude=eval_problems):
+    for p in sample_problems(rng, ccfg["math"], _levels(cfg["math"]["train_levels"]), exclude=eval_problems,
+                             distinct=False):
         style = rng.choices(styles, weights)[0]
         examples.append({"prompt": math_prompt(p), "response": p.solution(style), "task": "math", "style": style})
 
