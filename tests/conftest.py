@@ -1,0 +1,34 @@
+"""Shared fixtures. The smoke DAG runs once per session and every end-to-end test reads it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SMOKE_CONFIG = REPO / "tests" / "config" / "smoke.yaml"
+
+
+def run_snakemake(workdir: Path, *args: str, config: Path = SMOKE_CONFIG, check: bool = True,
+                  timeout: int = 900) -> subprocess.CompletedProcess:
+    """Run snakemake on the repository's Snakefile in `workdir` (outputs land in workdir/results)."""
+    bindir = Path(sys.executable).parent
+    env = {**os.environ, "PATH": f"{bindir}{os.pathsep}{os.environ.get('PATH', '')}"}
+    cmd = [str(bindir / "snakemake"), "-s", str(REPO / "Snakefile"), "-d", str(workdir),
+           "--configfile", str(config), "--cores", "2", *args]
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"snakemake failed ({proc.returncode}):\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}")
+    return proc
+
+
+@pytest.fixture(scope="session")
+def smoke_run(tmp_path_factory) -> Path:
+    """A complete run of `all` on the smoke config; returns the working directory."""
+    workdir = tmp_path_factory.mktemp("smoke")
+    run_snakemake(workdir, "all")
+    return workdir
