@@ -12,6 +12,8 @@ import sys
 import time
 from pathlib import Path
 
+from .devices import GPUUnavailableError, require_gpus
+
 
 def _json(s: str) -> dict:
     try:
@@ -42,6 +44,7 @@ def cmd_corpus(a):
 
 
 def cmd_pretrain(a):
+    require_gpus(a.gpus)
     from .atomic import write_json
     from .pretrain import pretrain
 
@@ -61,6 +64,7 @@ def cmd_base_metrics(a):
 
 
 def cmd_train(a):
+    require_gpus(a.gpus)
     from .atomic import write_json
     from .grpo import train_stage
 
@@ -69,6 +73,7 @@ def cmd_train(a):
 
 
 def cmd_sample(a):
+    require_gpus(a.gpus)
     from .sample import sample_checkpoint
 
     t0 = time.time()
@@ -114,8 +119,20 @@ def cmd_figure_passk(a):
     plot_passk_curves(pd.read_csv(a.table), a.eval_set, a.out, metric=a.metric)
 
 
+def cmd_audit(a):
+    from .audit import run
+
+    return run(a.file, row=a.row, column=a.column)
+
+
+GPUS_HELP = "GPUs this process must see (per node); it stops at once with a clear error if it sees fewer (0: none needed)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m rlvr_support", description=__doc__)
+    p.add_argument("--prov-rule", dest="prov_rule_name", metavar="RULE",
+                   help="the Snakemake rule running this verb, for the provenance sidecars "
+                        "(default: $RLVR_PROV_RULE, else the rule known to run the verb)")
     sub = p.add_subparsers(dest="verb", required=True)
 
     def verb(name, fn, help_):
@@ -138,6 +155,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--seed", type=int, required=True)
     s.add_argument("--out", required=True, help="manifest.json; weights go to model/ beside it")
     s.add_argument("--threads", type=int, default=1)
+    s.add_argument("--gpus", type=int, default=0, help=GPUS_HELP)
 
     s = verb("base-metrics", cmd_base_metrics, "Greedy and sampled accuracy of a checkpoint on each eval set.")
     s.add_argument("--model", required=True, help="a checkpoint manifest or model directory")
@@ -156,6 +174,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--chain", required=True)
     s.add_argument("--out", required=True, help="manifest.json of the new checkpoint")
     s.add_argument("--threads", type=int, default=1)
+    s.add_argument("--gpus", type=int, default=0, help=GPUS_HELP)
 
     s = verb("sample", cmd_sample, "n samples per eval prompt from one checkpoint, as Parquet.")
     s.add_argument("--model", required=True)
@@ -164,6 +183,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--job", required=True, help="job name that fixes the seed, e.g. math-if/seed0/if")
     s.add_argument("--out", required=True)
     s.add_argument("--threads", type=int, default=1)
+    s.add_argument("--gpus", type=int, default=0, help=GPUS_HELP)
 
     s = verb("score", cmd_score, "Score samples with the verifiers (math-verify, IFEval, joint).")
     s.add_argument("--samples", required=True)
@@ -183,14 +203,31 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--eval-set", required=True)
     s.add_argument("--metric", default="pass@k", choices=["pass@k", "best@k", "coverage"])
     s.add_argument("--out", required=True, help="<name>.png; the PDF is written beside it")
+    s.set_defaults(prov_rule=lambda a: "figure_bestk" if a.metric == "best@k" else "figure_passk")
+
+    s = verb("audit", cmd_audit, "Lineage of a result down to data, config and code, re-checking every "
+             "sha256 (exit 1 names the first file that no longer matches); with --row, explain one number.")
+    s.add_argument("file", help="a table, figure or any file with a .prov.json sidecar")
+    s.add_argument("--row", help="select one table row: col=value,col=value (e.g. chain=math,eval_set=if,metric=pass@k,k=1)")
+    s.add_argument("--column", default="mean", help="the column of that row to explain (default: mean)")
+    s.set_defaults(prov=False)
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
+    from . import provenance
+
+    argv = sys.argv[1:] if argv is None else list(argv)
     args = build_parser().parse_args(argv)
     try:
-        args.fn(args)
-    except (ValueError, FileNotFoundError) as e:
+        # Every verb gets a provenance sidecar beside each output (see provenance.py for how a
+        # verb declares its inputs and outputs); `audit` reads them.
+        record = provenance.begin(args, argv, rule=args.prov_rule_name)
+        rc = args.fn(args)
+        provenance.finish(record)
+        if isinstance(rc, int) and rc:
+            return rc
+    except (ValueError, FileNotFoundError, GPUUnavailableError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
     return 0
