@@ -53,6 +53,16 @@ def _check_semantics(config: dict) -> None:
         if len(stages) > 1 and "-".join(stages[:-1]) not in chains:
             # The prefix is trained anyway (the DAG needs it); listing it keeps the tables honest.
             raise ConfigError(f"chains: {chain!r} continues from {'-'.join(stages[:-1])!r}, which is not listed in chains")
+    res = config.get("resources", {})
+    for kind in ("pretrain", "sample"):
+        if res.get(kind, {}).get("nodes", 1) != 1:
+            raise ConfigError(f"resources.{kind}.nodes: only training spans nodes; {kind} jobs run on one node")
+    train = res.get("train", {})
+    if train.get("nodes", 1) > 1 and train.get("launcher") != "accelerate":
+        raise ConfigError("resources.train.nodes: more than one node needs launcher: accelerate")
+    if train.get("nodes", 1) > 1 and train.get("tasks") != train.get("nodes"):
+        # scripts/accelerate_multinode.sh starts one `accelerate launch` per node through srun
+        raise ConfigError("resources.train.tasks: a multi-node job runs one launcher task per node; set tasks = nodes")
     s = config["sampling"]
     if s["temperature"] == 0 and s["n"] != 1:
         raise ConfigError("sampling.n: greedy decoding (temperature 0) needs n: 1")

@@ -10,15 +10,20 @@ rule pretrain_base:
     params:
         cfg=as_json("base"),
         seed=config["base"]["seed"],
-        code=get_code("pretrain", "modeling", "toyworld", "cli"),
-    threads: 2
+        code=get_code("pretrain", "modeling", "toyworld", "devices", "cli"),
+        gpus=get_gpus_per_node("pretrain"),
+    threads: get_threads("pretrain")
     resources:
-        mem_mb=4000,
-        runtime=60,
-        gpu=0,
+        gpu=get_gpus("pretrain"),
+        nodes=get_resource("pretrain", "nodes"),
+        tasks=get_resource("pretrain", "tasks"),
+        tasks_per_gpu=0,  # else the SLURM plugin turns `tasks` into --ntasks-per-gpu
+        cpus_per_task=get_resource("pretrain", "cpus_per_task"),
+        mem_mb=get_mem_mb("pretrain"),
+        runtime=get_runtime("pretrain"),
     shell:
         "{PY} pretrain --corpus {input} --cfg {params.cfg:q} --seed {params.seed} "
-        "--out {output} --threads {threads} > {log} 2>&1"
+        "--out {output} --threads {threads} --gpus {params.gpus} > {log} 2>&1"
 
 
 rule base_metrics:
@@ -35,10 +40,11 @@ rule base_metrics:
         prompts=[f"{t}={RESULTS}/data/prompts/{t}.jsonl" for t in TASKS],
         max_new_tokens=config["sampling"]["max_new_tokens"],
         code=get_code("base_metrics", "sampling", "scoring", "verifiers", "cli"),
-    threads: 1
+    threads: get_threads("cpu")
     resources:
-        mem_mb=2000,
-        runtime=20,
+        cpus_per_task=get_resource("cpu", "cpus_per_task"),
+        mem_mb=get_mem_mb("cpu"),
+        runtime=get_runtime("cpu"),
     shell:
         "{PY} base-metrics --model {input.model} --prompts {params.prompts} "
         "--max-new-tokens {params.max_new_tokens} --out {output} --threads {threads} > {log} 2>&1"

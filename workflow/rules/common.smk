@@ -75,3 +75,75 @@ def get_final_output():
         f"{RESULTS}/tables/headline.md",
         *get_figures(),
     ]
+
+
+# ---- What each job asks the scheduler for (config["resources"]; the SLURM profile is slurm/) ----
+# Partition and account are never set here: they belong to the cluster, so they come from the
+# profile or the command line. runtime (minutes) and mem_mb grow with Snakemake's `attempt`,
+# so a job killed for time or memory is resubmitted (profile: retries) with more.
+
+
+def get_threads(kind):
+    """A job's threads = the CPU cores it asks SLURM for (cpus_per_task)."""
+    return config["resources"][kind]["cpus_per_task"]
+
+
+def get_resource(kind, key):
+    """A fixed resource of a job kind: nodes, tasks, cpus_per_task."""
+    return config["resources"][kind][key]
+
+
+def get_gpus_per_node(kind):
+    """GPUs one node of the job must see; the job's `--gpus` check (rlvr_support.devices) enforces it."""
+    return config["resources"][kind].get("gpu", 0)
+
+
+def get_gpus(kind):
+    """GPUs the whole job asks SLURM for (`--gpus` is a per-job total): per node times nodes."""
+    return get_gpus_per_node(kind) * config["resources"][kind].get("nodes", 1)
+
+
+def get_runtime(kind):
+    """Wall time in minutes: the configured time on attempt 1, k times that on retry attempt k."""
+    minutes = config["resources"][kind]["runtime"]
+
+    def runtime(wildcards, attempt):
+        return minutes * attempt
+
+    return runtime
+
+
+def get_mem_mb(kind):
+    """Memory in MB (per node): the configured amount on attempt 1, k times that on attempt k."""
+    mem_mb = config["resources"][kind]["mem_mb"]
+
+    def mem(wildcards, attempt):
+        return mem_mb * attempt
+
+    return mem
+
+
+def get_mpi(kind):
+    """'srun' for a multi-node job, else None (unset). The SLURM plugin then runs the job's shell
+    command on the first node without wrapping it in `srun -n1`, so the command's own `srun`
+    (scripts/accelerate_multinode.sh) can start one launcher per node."""
+    return "srun" if config["resources"][kind].get("nodes", 1) > 1 else None
+
+
+def get_train_launcher(wildcards=None):
+    """How the train verb is started: plain python (toy, one process), `accelerate launch` with the
+    configured DeepSpeed/FSDP file on one node, or one `accelerate launch` per node through srun."""
+    res = config["resources"]["train"]
+    if res["launcher"] == "python":
+        return PY
+    accelerate_config = Path(res["accelerate_config"])
+    if not accelerate_config.is_absolute():
+        accelerate_config = Path(workflow.basedir) / accelerate_config
+    if not accelerate_config.is_file():
+        raise ValueError(f"resources.train.accelerate_config: {accelerate_config} does not exist")
+    processes = max(1, res["gpu"])
+    if res["nodes"] == 1:
+        return (f"accelerate launch --config_file {accelerate_config} --num_machines 1 "
+                f"--num_processes {processes} -m rlvr_support")
+    script = Path(workflow.basedir) / "scripts" / "accelerate_multinode.sh"
+    return f"bash {script} {accelerate_config} {processes} -m rlvr_support"

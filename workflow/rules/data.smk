@@ -27,9 +27,10 @@ rule toy_corpus:
     params:
         cfg=as_json("world"),
         code=get_code("toyworld", "cli"),
-    threads: 1
+    threads: get_threads("cpu")
     resources:
-        mem_mb=2000,
-        runtime=10,
+        cpus_per_task=get_resource("cpu", "cpus_per_task"),
+        mem_mb=get_mem_mb("cpu"),
+        runtime=get_runtime("cpu"),
     shell:
         "{PY} corpus --cfg {params.cfg:q} --prompts-dir {RESULTS}/data/prompts --out {output} > {log} 2>&1"

@@ -10,12 +10,18 @@ rule sample:
         f"{RESULTS}/benchmarks/sample/{{ckpt}}/{{eval_set}}.tsv"
     params:
         cfg=as_json("sampling"),
-        code=get_code("sample", "sampling", "modeling", "cli"),
-    threads: 1
+        code=get_code("sample", "sampling", "modeling", "devices", "cli"),
+        gpus=get_gpus_per_node("sample"),
+    threads: get_threads("sample")
     resources:
-        mem_mb=4000,
-        runtime=60,
-        gpu=0,
+        gpu=get_gpus("sample"),
+        nodes=get_resource("sample", "nodes"),
+        tasks=get_resource("sample", "tasks"),
+        tasks_per_gpu=0,  # else the SLURM plugin turns `tasks` into --ntasks-per-gpu
+        cpus_per_task=get_resource("sample", "cpus_per_task"),
+        mem_mb=get_mem_mb("sample"),
+        runtime=get_runtime("sample"),
     shell:
         "{PY} sample --model {input.model} --prompts {input.prompts} --cfg {params.cfg:q} "
-        "--job {wildcards.ckpt}/{wildcards.eval_set} --out {output} --threads {threads} > {log} 2>&1"
+        "--job {wildcards.ckpt}/{wildcards.eval_set} --out {output} --threads {threads} "
+        "--gpus {params.gpus} > {log} 2>&1"

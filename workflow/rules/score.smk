@@ -11,10 +11,11 @@ rule score:
     params:
         cfg=as_json("scoring"),
         code=get_code("scoring", "verifiers", "cli"),
-    threads: 1
+    threads: get_threads("cpu")
     resources:
-        mem_mb=2000,
-        runtime=30,
+        cpus_per_task=get_resource("cpu", "cpus_per_task"),
+        mem_mb=get_mem_mb("cpu"),
+        runtime=get_runtime("cpu"),
     shell:
         "{PY} score --samples {input.samples} --prompts {input.prompts} --cfg {params.cfg:q} "
         "--out {output} > {log} 2>&1"

@@ -11,13 +11,20 @@ rule train_stage:
     params:
         task=get_stage_task,
         cfg=as_json("rl"),
-        code=get_code("grpo", "rewards", "scoring", "verifiers", "modeling", "cli"),
-    threads: 1
+        code=get_code("grpo", "rewards", "scoring", "verifiers", "modeling", "devices", "cli"),
+        launcher=get_train_launcher,
+        gpus=get_gpus_per_node("train"),
+    threads: get_threads("train")
     resources:
-        mem_mb=4000,
-        runtime=120,
-        gpu=0,
+        gpu=get_gpus("train"),
+        nodes=get_resource("train", "nodes"),
+        tasks=get_resource("train", "tasks"),
+        tasks_per_gpu=0,  # else the SLURM plugin turns `tasks` into --ntasks-per-gpu
+        mpi=get_mpi("train"),
+        cpus_per_task=get_resource("train", "cpus_per_task"),
+        mem_mb=get_mem_mb("train"),
+        runtime=get_runtime("train"),
     shell:
-        "{PY} train --parent {input.parent} --task {params.task} --prompts {input.prompts} "
+        "{params.launcher} train --parent {input.parent} --task {params.task} --prompts {input.prompts} "
         "--cfg {params.cfg:q} --seed {wildcards.seed} --chain {wildcards.chain} "
-        "--out {output} --threads {threads} > {log} 2>&1"
+        "--out {output} --threads {threads} --gpus {params.gpus} > {log} 2>&1"
