@@ -28,7 +28,14 @@ def run_snakemake(workdir: Path, *args: str, config: Path = SMOKE_CONFIG, check:
 
 @pytest.fixture(scope="session")
 def smoke_run(tmp_path_factory) -> Path:
-    """A complete run of `all` on the smoke config; returns the working directory."""
+    """A complete run of `all` on the smoke config; returns the working directory.
+
+    RLVR_SMOKE_DIR=<dir> reuses (and brings up to date) a smoke run kept from before, to iterate
+    on end-to-end tests without paying for a fresh run each time."""
+    if os.environ.get("RLVR_SMOKE_DIR"):
+        workdir = Path(os.environ["RLVR_SMOKE_DIR"])
+        run_snakemake(workdir, "all")
+        return workdir
     workdir = tmp_path_factory.mktemp("smoke")
     run_snakemake(workdir, "all")
     return workdir

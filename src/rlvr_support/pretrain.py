@@ -16,6 +16,7 @@ import torch
 from tqdm import tqdm
 
 from .atomic import atomic_dir, atomic_path, read_jsonl, write_json
+from . import resume as resume_state
 from .modeling import toy_llama
 from .toyworld.tokenizer import build_tokenizer
 
@@ -45,7 +46,7 @@ def pretrain(corpus_path: str, out_dir: str, cfg: dict, seed: int, threads: int 
     torch.set_num_threads(threads)
     out = Path(out_dir)
     partial = out / "_partial"
-    partial.mkdir(parents=True, exist_ok=True)
+    resume_state.prepare(partial, {"corpus": resume_state.file_digest(corpus_path), "cfg": cfg, "seed": seed})
     tok = build_tokenizer()
     examples = read_jsonl(corpus_path)
     input_ids, labels = encode_corpus(tok, examples, cfg["arch"]["max_positions"])
@@ -54,18 +55,18 @@ def pretrain(corpus_path: str, out_dir: str, cfg: dict, seed: int, threads: int 
     model = toy_llama(len(tok), cfg["arch"], tok)
     tcfg = cfg["train"]
     opt = torch.optim.AdamW(model.parameters(), lr=tcfg["lr"], weight_decay=tcfg["weight_decay"], betas=(0.9, 0.95))
-    start = 0
+    start, losses = 0, []
     state_file = partial / "state.pt"
     if state_file.exists():
         state = torch.load(state_file, weights_only=False)
         model.load_state_dict(state["model"])
         opt.load_state_dict(state["opt"])
-        start = state["step"]
+        start, losses = state["step"], state.get("losses", [])  # losses: final_loss spans the resume
         print(f"resuming pretraining from step {start}", flush=True)
 
     steps, bs = tcfg["steps"], tcfg["batch_size"]
     model.train()
-    t0, tokens, losses = time.time(), 0, []
+    t0, tokens = time.time(), 0
     for step in (bar := tqdm(range(start, steps), initial=start, total=steps, desc="pretrain", mininterval=5)):
         g = torch.Generator().manual_seed(seed * 1_000_003 + step)
         idx = torch.randint(0, len(input_ids), (bs,), generator=g)
@@ -86,7 +87,7 @@ def pretrain(corpus_path: str, out_dir: str, cfg: dict, seed: int, threads: int 
             print(f"step {step + 1} loss {sum(losses[-50:]) / len(losses[-50:]):.4f}", flush=True)
         if (step + 1) % tcfg["save_every"] == 0 and step + 1 < steps:
             with atomic_path(state_file) as tmp:
-                torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "step": step + 1}, tmp)
+                torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "step": step + 1, "losses": losses}, tmp)
     elapsed = time.time() - t0
     model.eval()
     with atomic_dir(out / "model") as tmp:
@@ -98,5 +99,5 @@ def pretrain(corpus_path: str, out_dir: str, cfg: dict, seed: int, threads: int 
         "tokens_per_second": round(tokens / max(elapsed, 1e-9), 1),
         "final_loss": round(sum(losses[-50:]) / max(1, len(losses[-50:])), 4) if losses else None,
     }
-    state_file.unlink(missing_ok=True)
+    resume_state.discard(partial)
     return summary

@@ -1,0 +1,135 @@
+"""Provenance sidecars and `audit`, on the cheap verbs (data, corpus) run in a temp dir."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import SMOKE_CONFIG
+from rlvr_support import provenance as prov
+from rlvr_support.audit import run as audit
+from rlvr_support.cli import main
+
+WORLD = json.dumps(yaml.safe_load(SMOKE_CONFIG.read_text())["world"])
+
+
+@pytest.fixture
+def data_dir(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(["data", "--cfg", WORLD, "--out-dir", "results/data/prompts"]) == 0
+    assert main(["corpus", "--cfg", WORLD, "--prompts-dir", "results/data/prompts",
+                 "--out", "results/data/corpus.jsonl"]) == 0
+    return tmp_path
+
+
+def _audit(path):
+    lines = []
+    rc = audit(str(path), say=lines.append)
+    return rc, "\n".join(lines)
+
+
+def test_every_output_gets_a_sidecar_pointing_at_its_inputs(data_dir):
+    rec = prov.load("results/data/corpus.jsonl.prov.json")
+    assert rec["verb"] == "corpus" and rec["rule"] == "toy_corpus"
+    assert rec["config"]["cfg"]["seed"] == 7 and rec["seeds"] == {"cfg.seed": 7}
+    assert [o["path"] for o in rec["outputs"]] == ["results/data/corpus.jsonl"]
+    assert rec["outputs"][0]["sha256"] == prov.sha256_file("results/data/corpus.jsonl")
+    inputs = {i["path"]: i for i in rec["inputs"]}
+    assert set(inputs) == {f"results/data/prompts/{t}.jsonl" for t in ("math", "if", "joint")}
+    for path, i in inputs.items():
+        assert i["sha256"] == prov.sha256_file(path) and i["sidecar"] == path + ".prov.json"
+    for key in ("git_commit", "git_dirty", "package_hash"):
+        assert key in rec["code"]
+    assert rec["packages"]["torch"] and rec["packages"]["trl"] and rec["host"] and rec["started"] <= rec["finished"]
+    data_rec = prov.load("results/data/prompts/math.jsonl.prov.json")
+    assert data_rec["inputs"] == [] and len(data_rec["outputs"]) == 3
+
+
+def test_sidecars_leave_outputs_byte_identical(data_dir, tmp_path_factory, monkeypatch):
+    other = tmp_path_factory.mktemp("again")
+    monkeypatch.chdir(other)
+    assert main(["data", "--cfg", WORLD, "--out-dir", "results/data/prompts"]) == 0
+    for t in ("math", "if", "joint"):
+        a, b = data_dir / f"results/data/prompts/{t}.jsonl", other / f"results/data/prompts/{t}.jsonl"
+        assert a.read_bytes() == b.read_bytes()
+        assert not any(p.name.endswith(".prov.json") for p in a.parent.glob("*.jsonl"))
+
+
+def test_audit_passes_then_names_an_edited_input(data_dir):
+    rc, text = _audit("results/data/corpus.jsonl")
+    assert rc == 0, text
+    assert "made by rule toy_data" in text and "all 4 files match" in text
+    with open("results/data/prompts/if.jsonl", "a") as f:
+        f.write("\n")
+    rc, text = _audit("results/data/corpus.jsonl")
+    assert rc == 1
+    assert text.splitlines()[-1].startswith("error: results/data/prompts/if.jsonl no longer matches")
+
+
+def test_audit_names_an_edited_output_and_a_missing_input(data_dir):
+    Path("results/data/prompts/joint.jsonl").unlink()
+    rc, text = _audit("results/data/corpus.jsonl")
+    assert rc == 1 and "error: results/data/prompts/joint.jsonl" in text and "MISSING" in text
+    corpus = Path("results/data/corpus.jsonl")
+    corpus.write_text(corpus.read_text().replace("a", "b", 1))
+    rc, text = _audit(corpus)
+    assert rc == 1 and "error: results/data/corpus.jsonl no longer matches its provenance (edited)" in text
+
+
+def test_audit_of_a_file_without_sidecar_fails(tmp_path):
+    f = tmp_path / "x.csv"
+    f.write_text("a\n1\n")
+    rc, text = _audit(f)
+    assert rc == 1 and "no-sidecar" in text
+
+
+def test_failed_verb_leaves_neither_output_nor_sidecar(data_dir):
+    Path("results/data/prompts/math.jsonl").write_text('{"id": 1}\n{broken\n')
+    assert main(["corpus", "--cfg", WORLD, "--prompts-dir", "results/data/prompts", "--out", "results/bad.jsonl"]) == 1
+    assert not Path("results/bad.jsonl").exists() and not Path("results/bad.jsonl.prov.json").exists()
+    assert not list(Path("results").glob(".bad.jsonl*")), "a temp file was left behind"
+
+
+def test_rerun_replaces_a_stale_sidecar_even_if_the_verb_fails(data_dir):
+    out = Path("results/data/corpus.jsonl")
+    Path("results/data/prompts/math.jsonl").write_text("{broken\n")
+    assert main(["corpus", "--cfg", WORLD, "--prompts-dir", "results/data/prompts", "--out", str(out)]) == 1
+    assert not prov.sidecar_of(out).exists(), "an old sidecar survived a failed rerun of its job"
+
+
+def _ns(**kw):
+    return argparse.Namespace(verb="x", fn=None, **kw)
+
+
+def test_declared_files_convention_and_override(tmp_path):
+    a, b, d = tmp_path / "a.jsonl", tmp_path / "b.parquet", tmp_path / "dir"
+    a.write_text("1")
+    b.write_text("2")
+    d.mkdir()
+    (d / "c.txt").write_text("3")
+    (d / "c.txt.prov.json").write_text("{}")
+    ins, outs = prov.declared_files(_ns(prompts=[f"math={a}"], samples=str(b), dir=str(d), job="m/seed0/if",
+                                        cfg={"seed": 1}, out=str(tmp_path / "o.csv"), headline=None))
+    assert ins == [str(a), str(b), str(d / "c.txt")] and outs == [str(tmp_path / "o.csv")]
+    ins, outs = prov.declared_files(_ns(src=str(a), dst=str(b), prov_inputs=["src"], prov_outputs=["dst"]))
+    assert ins == [str(a)] and outs == [str(b)]
+
+
+def test_manifest_lists_checkpoint_files_as_artifacts(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "ck/model").mkdir(parents=True)
+    (tmp_path / "ck/model/weights.bin").write_bytes(b"w" * 10)
+    (tmp_path / "ck/manifest.json").write_text('{"model_dir": "model"}')
+    rec = prov.begin(_ns(out="ck/manifest.json"), ["x"])
+    prov.finish(rec)
+    side = prov.load("ck/manifest.json.prov.json")
+    arts = side["outputs"][0]["artifacts"]
+    assert [a["path"] for a in arts] == ["ck/model/weights.bin"]
+    assert _audit("ck/manifest.json")[0] == 0
+    (tmp_path / "ck/model/weights.bin").unlink()
+    rc, text = _audit("ck/manifest.json")
+    assert rc == 1 and "error: ck/model/weights.bin no longer matches its provenance (missing)" in text
