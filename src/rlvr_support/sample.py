@@ -9,6 +9,7 @@ import torch
 
 from .atomic import read_jsonl, write_parquet
 from .modeling import load_policy
+from .prompting import prompt_format, render
 from .sampling.hf import generate_hf
 
 SAMPLE_COLUMNS = ["prompt_id", "sample_idx", "text", "n_tokens", "finish_reason", "token_ids",
@@ -34,7 +35,8 @@ def sample_checkpoint(model_path: str, prompts_path: str, out: str, cfg: dict, j
     seed = job_seed(cfg["seed"], job)
     if cfg["backend"] != "hf":
         raise ValueError(f"sampling.backend {cfg['backend']!r} is not available in this environment")
-    rows = generate_hf(model, tok, [p["prompt"] for p in prompts], n=cfg["n"], temperature=cfg["temperature"],
+    texts = render(tok, [p["prompt"] for p in prompts], prompt_format(model_path))
+    rows = generate_hf(model, tok, texts, n=cfg["n"], temperature=cfg["temperature"],
                        top_p=cfg["top_p"], max_new_tokens=cfg["max_new_tokens"], seed=seed,
                        prompt_batch=cfg["prompt_batch"])
     df = pd.DataFrame(rows)

@@ -1,7 +1,8 @@
 """Score samples with the verifiers: one row of rewards per sample.
 
 Tasks (prompt field `task`):
-  math  -> reward = answer correct (math-verify, `verifiers.math`)
+  math  -> reward = answer correct (math-verify, `verifiers.math`); prompts with
+           `scorer: reasoning_gym` use reasoning_gym's score_answer >= 1.0 instead
   if    -> reward = IFEval prompt-level strict accuracy (`verifiers.ifeval`)
   joint -> reward = MathIF hard accuracy (`verifiers.joint`); soft in `joint_soft`
 
@@ -27,6 +28,7 @@ from rlvr_support.verifiers.ifeval import (
 )
 from rlvr_support.verifiers.joint import score_joint
 from rlvr_support.verifiers.math import MathResult, score_math_batch
+from rlvr_support.verifiers.reasoning_gym import check_task, score_rg
 
 TASKS = ("math", "if", "joint")
 OUTPUT_COLUMNS = [
@@ -80,6 +82,11 @@ def _check_prompt(rec: dict, where: str) -> None:
             rec["answer"] = str(answer)
         elif not isinstance(answer, str) or not answer.strip():
             raise ValueError(f"{where}: field 'answer': required for task {task!r}")
+    if rec.get("scorer") == "reasoning_gym":
+        rg = rec.get("rg")
+        if task != "math" or not isinstance(rg, dict) or not isinstance(rg.get("entry"), dict):
+            raise ValueError(f"{where}: field 'rg': a reasoning_gym prompt needs task 'math' and rg.task, rg.entry")
+        check_task(rg.get("task"))
     if task in ("if", "joint"):
         for field in ("instruction_id_list", "kwargs"):
             if not isinstance(rec.get(field), list):
@@ -111,7 +118,11 @@ def score_samples(
     tasks = [prompts[p]["task"] for p in pids]
 
     # Math for math + joint rows, in one batch (dedup and caching happen inside).
-    math_rows = [i for i, t in enumerate(tasks) if t in ("math", "joint")]
+    # Reasoning Gym prompts (`scorer: reasoning_gym`) are scored by reasoning_gym's own
+    # score_answer, binarised at 1.0 (verifiers.reasoning_gym); they never reach math-verify.
+    rg_res = {i: score_rg(texts[i], prompts[pids[i]]["rg"]["task"], prompts[pids[i]]["rg"]["entry"])
+              for i, t in enumerate(tasks) if t == "math" and prompts[pids[i]].get("scorer") == "reasoning_gym"}
+    math_rows = [i for i, t in enumerate(tasks) if t in ("math", "joint") and i not in rg_res]
     math_res: dict[int, MathResult] = {}
     if math_rows:
         results = score_math_batch(
@@ -121,6 +132,7 @@ def score_samples(
             workers=workers,
         )
         math_res = dict(zip(math_rows, results))
+    math_res.update({i: MathResult(r.correct, r.extracted, False, None) for i, r in rg_res.items()})
 
     # IF for if + joint rows; identical (prompt, text) pairs are scored once.
     if_res: dict[int, IFResult] = {}
