@@ -14,11 +14,11 @@ SMOKE_CONFIG = REPO / "tests" / "config" / "smoke.yaml"
 
 
 def run_snakemake(workdir: Path, *args: str, config: Path = SMOKE_CONFIG, check: bool = True,
-                  timeout: int = 900) -> subprocess.CompletedProcess:
+                  timeout: int = 900, snakefile: Path = REPO / "Snakefile") -> subprocess.CompletedProcess:
     """Run snakemake on the repository's Snakefile in `workdir` (outputs land in workdir/results)."""
     bindir = Path(sys.executable).parent
     env = {**os.environ, "PATH": f"{bindir}{os.pathsep}{os.environ.get('PATH', '')}"}
-    cmd = [str(bindir / "snakemake"), "-s", str(REPO / "Snakefile"), "-d", str(workdir),
+    cmd = [str(bindir / "snakemake"), "-s", str(snakefile), "-d", str(workdir),
            "--configfile", str(config), "--cores", "2", *args]
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout)
     if check and proc.returncode != 0:

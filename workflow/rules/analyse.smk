@@ -32,7 +32,7 @@ rule figure_passk:
     log:
         f"{RESULTS}/logs/figures/passk_{{eval_set}}.log",
     params:
-        code=get_code("figures", "cli"),
+        code=get_code("figures.passk_curves", "cli"),
     threads: 1
     shell:
         "{PY} figure-passk --table {input} --eval-set {wildcards.eval_set} --metric pass@k --out {output.png} > {log} 2>&1"
@@ -48,7 +48,7 @@ rule figure_bestk:
     log:
         f"{RESULTS}/logs/figures/bestk_{{eval_set}}.log",
     params:
-        code=get_code("figures", "cli"),
+        code=get_code("figures.passk_curves", "cli"),
     threads: 1
     shell:
         "{PY} figure-passk --table {input} --eval-set {wildcards.eval_set} --metric best@k --out {output.png} > {log} 2>&1"
