@@ -77,10 +77,17 @@ def cmd_sample(a):
     from .sample import sample_checkpoint
 
     t0 = time.time()
-    df = sample_checkpoint(a.model, a.prompts, a.out, a.cfg, a.job, threads=a.threads)
+    df = sample_checkpoint(a.model, a.prompts, a.out, a.cfg, a.job, threads=a.threads, shard=a.shard)
     dt = time.time() - t0
     print(f"{len(df)} samples, {int(df['n_tokens'].sum())} tokens in {dt:.1f}s "
           f"({df['n_tokens'].sum() / max(dt, 1e-9):.0f} tokens/s)")
+
+
+def cmd_sample_merge(a):
+    from .sample import merge_shards
+
+    df = merge_shards(a.shards, a.out)
+    print(f"{len(a.shards)} shards, {len(df)} samples merged")
 
 
 def cmd_score(a):
@@ -184,6 +191,11 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--out", required=True)
     s.add_argument("--threads", type=int, default=1)
     s.add_argument("--gpus", type=int, default=0, help=GPUS_HELP)
+    s.add_argument("--shard", type=int, default=0, help="which of the config's sampling.shards prompt blocks (0-based)")
+
+    s = verb("sample-merge", cmd_sample_merge, "Concatenate sample shards (in shard order) into one Parquet file.")
+    s.add_argument("--shards", nargs="+", required=True, help="shard files, in shard order")
+    s.add_argument("--out", required=True)
 
     s = verb("score", cmd_score, "Score samples with the verifiers (math-verify, IFEval, joint).")
     s.add_argument("--samples", required=True)

@@ -22,6 +22,7 @@ wildcard_constraints:
     chain=CHAIN_RE,
     seed=r"\d+",
     ckpt=rf"base|{CHAIN_RE}/seed\d+",
+    shard=r"\d+",
 
 
 def as_json(section):
@@ -36,6 +37,21 @@ def get_code(*modules):
 def checkpoints():
     """Every checkpoint the study samples: the base and each chain for each RL seed."""
     return ["base"] + [f"{c}/seed{s}" for c in config["chains"] for s in config["rl"]["seeds"]]
+
+
+def sample_shards():
+    """How many prompt blocks each (checkpoint, eval set) sample job is split into (sampling.shards)."""
+    return config["sampling"].get("shards", 1)
+
+
+def get_sample_shards(wildcards):
+    """The shard files that `sample_merge` concatenates, in shard order."""
+    return [f"{RESULTS}/samples/{wildcards.ckpt}/{wildcards.eval_set}.shards/{i}.parquet"
+            for i in range(sample_shards())]
+
+
+def get_shard(wildcards):
+    return wildcards.get("shard", 0)
 
 
 def get_model(wildcards):

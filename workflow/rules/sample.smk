@@ -1,17 +1,24 @@
+# With sampling.shards: 1 a sample job writes the eval set's file directly; with S > 1 each of
+# S jobs samples one block of prompts (`{eval_set}.shards/{shard}.parquet`) and sample_merge
+# concatenates them into the same file, so every downstream rule is unchanged.
+SAMPLE_JOB = "{ckpt}/{eval_set}" if sample_shards() == 1 else "{ckpt}/{eval_set}.shards/{shard}"
+
+
 rule sample:
     input:
         model=get_model,
         prompts=f"{RESULTS}/data/prompts/{{eval_set}}.jsonl",
     output:
-        f"{RESULTS}/samples/{{ckpt}}/{{eval_set}}.parquet",
+        f"{RESULTS}/samples/{SAMPLE_JOB}.parquet",
     log:
-        f"{RESULTS}/logs/sample/{{ckpt}}/{{eval_set}}.log",
+        f"{RESULTS}/logs/sample/{SAMPLE_JOB}.log",
     benchmark:
-        f"{RESULTS}/benchmarks/sample/{{ckpt}}/{{eval_set}}.tsv"
+        f"{RESULTS}/benchmarks/sample/{SAMPLE_JOB}.tsv"
     params:
         cfg=as_json("sampling"),
         code=get_code("sample", "sampling", "modeling", "devices", "cli"),
         gpus=get_gpus_per_node("sample"),
+        shard=get_shard,
     threads: get_threads("sample")
     resources:
         gpu=get_gpus("sample"),
@@ -24,4 +31,23 @@ rule sample:
     shell:
         "{PY} sample --model {input.model} --prompts {input.prompts} --cfg {params.cfg:q} "
         "--job {wildcards.ckpt}/{wildcards.eval_set} --out {output} --threads {threads} "
-        "--gpus {params.gpus} > {log} 2>&1"
+        "--gpus {params.gpus} --shard {params.shard} > {log} 2>&1"
+
+
+if sample_shards() > 1:
+
+    localrules:
+        sample_merge,
+
+    rule sample_merge:
+        input:
+            get_sample_shards,
+        output:
+            f"{RESULTS}/samples/{{ckpt}}/{{eval_set}}.parquet",
+        log:
+            f"{RESULTS}/logs/sample_merge/{{ckpt}}/{{eval_set}}.log",
+        params:
+            code=get_code("sample", "cli"),
+        threads: 1
+        shell:
+            "{PY} sample-merge --shards {input} --out {output} > {log} 2>&1"

