@@ -1,0 +1,171 @@
+"""Opening intervention: force frequent openings and measure each model's success after them.
+
+Source: seeds/000, "opening intervention": which opening a response starts with causally
+changes math searchability, and RLVR mostly re-ranks openings the base already had.
+
+1. Openings (first m tokens) are counted in every model's samples of the eval set; each
+   model's empirical distribution gets equal weight, and the ``top`` openings of that
+   mixture are forced.
+2. For a seeded subset of ``prompts`` eval prompts, each model continues ``prompt + opening``
+   ``n`` times (sampling.hf.generate_hf, the study's temperature and top-p); the response is
+   opening + continuation, scored by scoring.score_samples like any sample.
+3. success(o) per model = mean reward over those continuations (searchability of o).
+   Decomposition over the forced set O, with P_model(o) the model's own opening frequencies
+   and covered = sum_{o in O} P(o):  decomposed = sum_o P(o) success(o) / covered, compared
+   with the model's measured success on its own samples that open with some o in O (same
+   prompts).  ``rerank_only`` = sum_o P_model(o) success_base(o) / covered: the success the
+   base's continuations would give under the model's choice of openings; rerank_only minus
+   the base's decomposed success isolates the re-ranking of openings.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..atomic import read_parquet
+from ..metrics.bootstrap import bootstrap_ci, bootstrap_ci_grouped, paired_bootstrap_diff
+from ..metrics.openings import opening_distribution, openings
+from .openings_table import key_str
+from .positional_js import choose_prompts
+
+
+def top_openings(sample_tables: dict[str, pd.DataFrame], m: int, top: int) -> list[tuple[int, ...]]:
+    """The ``top`` openings of the equal-weight mixture of every model's opening distribution."""
+    mix: dict[tuple, float] = {}
+    for df in sample_tables.values():
+        dist = opening_distribution(openings(list(df["token_ids"]), m))
+        for o, p in zip(dist["opening"], dist["prob"]):
+            mix[o] = mix.get(o, 0.0) + p / len(sample_tables)
+    return [o for o, _ in sorted(mix.items(), key=lambda kv: (-kv[1], key_str(kv[0])))[:top]]
+
+
+class ForcedTokenizer:
+    """A tokenizer stand-in for sampling.hf.generate_hf that maps each forced prompt key to
+    exact token ids (left padded); everything else is delegated to the real tokenizer."""
+
+    def __init__(self, tokenizer, ids_of: dict[str, list[int]]):
+        self._tok, self._ids = tokenizer, ids_of
+
+    def __getattr__(self, name):
+        return getattr(self._tok, name)
+
+    def __call__(self, keys, return_tensors="pt", padding=True):
+        import torch
+
+        seqs = [self._ids[k] for k in keys]
+        width = max(len(s) for s in seqs)
+        pad = self._tok.pad_token_id
+        ids = torch.tensor([[pad] * (width - len(s)) + s for s in seqs], dtype=torch.long)
+        mask = torch.tensor([[0] * (width - len(s)) + [1] * len(s) for s in seqs], dtype=torch.long)
+        return {"input_ids": ids, "attention_mask": mask}
+
+
+def intervention_run(models: dict[str, str], samples: dict[str, str], prompts_path: str, *, m: int, cfg: dict,
+                     sampling: dict, scoring: dict, seed: int, threads: int = 1) -> pd.DataFrame:
+    """Forced-opening continuations of every model, scored: one row per continuation."""
+    import torch
+
+    from ..modeling import load_policy
+    from ..sample import job_seed
+    from ..sampling.hf import generate_hf
+    from ..scoring import load_prompts, score_samples
+
+    torch.set_num_threads(threads)
+    tables = {label: read_parquet(p) for label, p in samples.items()}
+    forced = top_openings(tables, m, cfg["top"])
+    prompts = load_prompts(prompts_path)
+    chosen = choose_prompts(tables["base"]["prompt_id"], cfg["prompts"], seed)
+    frames = []
+    for label, manifest in models.items():
+        model, tok = load_policy(manifest)
+        for o in forced:
+            text_o = tok.decode(list(o), skip_special_tokens=True)
+            # token-exact forcing: the model continues prompt ids + opening ids, whatever the
+            # tokenizer would make of the concatenated text
+            forced_ids = {f"{p}\x00{key_str(o)}": tok(prompts[p]["prompt"])["input_ids"] + list(o) for p in chosen}
+            rows = generate_hf(model, ForcedTokenizer(tok, forced_ids), list(forced_ids), n=cfg["n"],
+                               temperature=sampling["temperature"], top_p=sampling["top_p"],
+                               max_new_tokens=cfg["max_new_tokens"],
+                               seed=job_seed(sampling["seed"], "intervention", label, key_str(o)),
+                               prompt_batch=sampling["prompt_batch"])
+            df = pd.DataFrame({
+                "prompt_id": [chosen[r["prompt_index"]] for r in rows],
+                "sample_idx": [r["sample_idx"] for r in rows],
+                "text": [tok.decode(list(o) + list(r["token_ids"]), skip_special_tokens=True) for r in rows],
+            })
+            scored = score_samples(df, prompts, timeout_s=scoring["timeout_s"], workers=scoring["workers"],
+                                   reasoning=scoring["reasoning"])
+            df["reward"] = scored["reward"].to_numpy(float)
+            df.insert(0, "opening_text", text_o)
+            df.insert(0, "opening", key_str(o))
+            df.insert(0, "model", label)
+            frames.append(df)
+            print(f"{label} | {text_o!r}: success {df['reward'].mean():.3f} over {len(df)} continuations")
+    return pd.concat(frames, ignore_index=True)
+
+
+def _label_parts(label: str) -> tuple[str, int | None]:
+    if label == "base":
+        return "base", None
+    chain, s = label.rsplit("/seed", 1)
+    return chain, int(s)
+
+
+def intervention_tables(run: pd.DataFrame, samples: dict[str, str], scores: dict[str, str], *, m: int,
+                        n_boot: int, ci: float, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(success per model and forced opening, decomposition per model)."""
+    forced = list(dict.fromkeys(run["opening"]))
+    prompts = sorted(run["prompt_id"].unique())
+    # per model: (P_int, O) per-prompt success after each forced opening
+    succ: dict[str, np.ndarray] = {}
+    rows = []
+    for label, g in run.groupby("model", sort=False):
+        mat = (g.groupby(["prompt_id", "opening"])["reward"].mean().unstack("opening")
+               .reindex(index=prompts, columns=forced).to_numpy(float))
+        succ[label] = mat
+        own = read_parquet(samples[label])
+        dist = opening_distribution([key_str(k) for k in openings(list(own["token_ids"]), m)]).set_index("opening")
+        chain, s = _label_parts(label)
+        for j, o in enumerate(forced):
+            point, low, high = bootstrap_ci(mat[:, j], n_boot=n_boot, ci=ci, seed=seed)
+            rows.append({"model": label, "chain": chain, "seed": s, "opening": o,
+                         "opening_text": g.loc[g["opening"] == o, "opening_text"].iloc[0],
+                         "p_model": float(dist["prob"].get(o, 0.0)), "rank_model": dist["rank"].get(o, np.nan),
+                         "success": point, "success_lo": low, "success_hi": high, "n_prompts": len(prompts)})
+    per_opening = pd.DataFrame(rows)
+    if "base" not in succ:
+        raise ValueError("the intervention run has no base model rows")
+    weights = {label: per_opening[per_opening["model"] == label].set_index("opening")["p_model"].reindex(forced).to_numpy()
+               for label in succ}
+    dec, gains = [], {}
+    for label, mat in succ.items():
+        w = weights[label]
+        covered = float(w.sum())
+        chain, s = _label_parts(label)
+        row = {"model": label, "chain": chain, "seed": s, "n_openings": len(forced), "covered": covered}
+        sc = read_parquet(scores[label])
+        own = read_parquet(samples[label]).merge(sc[["prompt_id", "sample_idx", "reward"]], on=["prompt_id", "sample_idx"])
+        own = own[own["prompt_id"].isin(prompts)]
+        keys = np.array([key_str(k) for k in openings(list(own["token_ids"]), m)], dtype=object)
+        row["measured"] = float(own["reward"].mean())
+        on = np.isin(keys, forced)
+        row["measured_on_covered"] = float(own["reward"][on].mean()) if on.any() else np.nan
+        if covered > 0:
+            wn = w / covered
+            per_prompt = np.nan_to_num(mat) @ wn
+            row["decomposed"], row["decomposed_lo"], row["decomposed_hi"] = bootstrap_ci(per_prompt, n_boot=n_boot, ci=ci, seed=seed)
+            base_mat = np.nan_to_num(succ["base"])
+            rerank = base_mat @ wn
+            row["rerank_only"], row["rerank_only_lo"], row["rerank_only_hi"] = bootstrap_ci(rerank, n_boot=n_boot, ci=ci, seed=seed)
+            wb = weights["base"] / weights["base"].sum() if weights["base"].sum() > 0 else np.zeros_like(wn)
+            row["rerank_gain"], row["rerank_gain_lo"], row["rerank_gain_hi"] = paired_bootstrap_diff(
+                base_mat @ wb, rerank, n_boot=n_boot, ci=ci, seed=seed)
+            gains.setdefault(chain, []).append(rerank - base_mat @ wb)
+        dec.append(row)
+    for chain, per_seed in gains.items():  # seeds pooled: CI over prompts and seeds
+        if chain != "base" and len(per_seed) > 1:
+            p, lo, hi, _ = bootstrap_ci_grouped(per_seed, n_boot=n_boot, ci=ci, seed=seed)
+            dec.append({"model": f"{chain}/pooled", "chain": chain, "seed": None, "n_openings": len(forced),
+                        "rerank_gain": p, "rerank_gain_lo": lo, "rerank_gain_hi": hi})
+    return per_opening, pd.DataFrame(dec)

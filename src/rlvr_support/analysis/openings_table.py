@@ -1,0 +1,99 @@
+"""Response openings (first m tokens) of each checkpoint against the base, per eval set.
+
+Source: seeds/000: RLVR mostly *re-ranks* openings the base already produced, and IF-RLVR
+moves math answers from step-by-step openings to direct answers.  Per chain and eval set
+(seeds pooled: a chain's opening distribution is the mixture of its seeds' samples):
+
+* the rank-shift table of metrics.openings.opening_rank_shift over the union of the top
+  openings of base and checkpoint (empirical probability and rank under each, and whether
+  the opening occurs at all in the base's samples, ``in_base_support``);
+* ``in_base_mass``: the share of the checkpoint's samples whose opening occurs in the base's
+  samples (mean over prompts of the per-prompt share; CI over prompts and seeds);
+* the style of each response (toy world: the first word, ``step`` / ``so`` / ``answer``
+  or ``other``), as per-prompt shares with the paired difference to the base.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..atomic import read_parquet
+from ..metrics.bootstrap import bootstrap_ci_grouped
+from ..metrics.entropy import answer_entropy, mean_per_prompt
+from ..metrics.openings import opening_rank_shift, openings
+from ..toyworld.words import STYLES
+from .resample import paired_grouped_diff
+from .runs import by_chain, relation
+from .scores import ScoreFile
+
+STYLE_LABELS = (*STYLES, "other")
+
+
+def opening_style(text) -> str:
+    """The toy world's solution style of a response: its first word (quotes and case ignored)."""
+    for w in str(text or "").split():
+        w = w.strip('"').lower()
+        if w:
+            return w if w in STYLES else "other"
+    return "other"
+
+
+def key_str(key) -> str:
+    return " ".join(str(t) for t in key)
+
+
+def _decode(tokenizer, key) -> str:
+    return tokenizer.decode(list(key), skip_special_tokens=False) if tokenizer is not None else key_str(key)
+
+
+def openings_tables(files: list[ScoreFile], *, m: int, top: int, n_boot: int, ci: float, seed: int, tokenizer=None
+                    ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """(rank shift rows, per chain summary, style shares) from sample files of every checkpoint."""
+    groups = by_chain(files)
+    samples = {k: [read_parquet(f.path).sort_values(["prompt_id", "sample_idx"], kind="stable") for f in g]
+               for k, g in groups.items()}
+    shift_rows, summary_rows, style_rows = [], [], []
+    for (chain, eval_set), runs in samples.items():
+        if ("base", eval_set) not in samples:
+            raise ValueError(f"no base samples for eval set {eval_set!r}")
+        base = samples[("base", eval_set)][0]
+        base_keys = openings(list(base["token_ids"]), m)
+        base_set = set(base_keys)
+        keys_by_seed = [openings(list(r["token_ids"]), m) for r in runs]
+        pooled = [k for ks in keys_by_seed for k in ks]
+        if chain != "base":
+            shift = opening_rank_shift(base_keys, pooled, top)
+            shift.insert(0, "opening_text", [_decode(tokenizer, o) for o in shift["opening"]])
+            shift["opening"] = [key_str(o) for o in shift["opening"]]
+            shift.insert(0, "eval_set", eval_set)
+            shift.insert(0, "chain", chain)
+            shift_rows.append(shift)
+        in_base = [mean_per_prompt(r["prompt_id"].to_numpy(str), np.array([k in base_set for k in ks], float))[1]
+                   for r, ks in zip(runs, keys_by_seed)]
+        point, low, high, spread = bootstrap_ci_grouped(in_base, n_boot=n_boot, ci=ci, seed=seed)
+        top_key = pd.Series(pooled).value_counts().index[0] if pooled else ()
+        summary_rows.append({
+            "chain": chain, "eval_set": eval_set, "relation": relation(chain, eval_set) if chain != "base" else "",
+            "m": m, "n_seeds": len(runs), "n_samples": len(pooled), "n_openings": len(set(pooled)),
+            "opening_entropy": answer_entropy([key_str(k) for k in pooled]),
+            "top_opening": _decode(tokenizer, top_key), "top_in_base_support": top_key in base_set,
+            "in_base_mass": point, "in_base_mass_lo": low, "in_base_mass_hi": high})
+        base_styles = _style_shares(base)
+        for style in STYLE_LABELS:
+            vals = [_style_shares(r)[style] for r in runs]
+            point, low, high, spread = bootstrap_ci_grouped(vals, n_boot=n_boot, ci=ci, seed=seed)
+            d = (0.0, 0.0, 0.0) if chain == "base" else paired_grouped_diff(
+                base_styles[style], vals, n_boot=n_boot, ci=ci, seed=seed)[:3]
+            style_rows.append({"chain": chain, "eval_set": eval_set, "style": style, "n_seeds": len(runs),
+                               "share": point, "share_lo": low, "share_hi": high,
+                               "diff": d[0], "diff_lo": d[1], "diff_hi": d[2]})
+    shift = pd.concat(shift_rows, ignore_index=True) if shift_rows else pd.DataFrame()
+    return shift, pd.DataFrame(summary_rows), pd.DataFrame(style_rows)
+
+
+def _style_shares(samples: pd.DataFrame) -> dict[str, np.ndarray]:
+    """{style: per-prompt share of samples in that style}, prompts sorted by id."""
+    styles = [opening_style(t) for t in samples["text"]]
+    ids = samples["prompt_id"].to_numpy(str)
+    return {s: mean_per_prompt(ids, np.array([x == s for x in styles], float))[1] for s in STYLE_LABELS}

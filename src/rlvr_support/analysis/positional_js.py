@@ -1,0 +1,134 @@
+"""Position-wise JS divergence between the base and a checkpoint on the same prefixes.
+
+Source: seeds/000 (verifier-induced support reshaping): the shift RLVR makes sits in the
+first response tokens.  For a subset of eval prompts (``prompts``, drawn with the analysis
+seed, the same subset for every checkpoint) and their first ``samples_per_prompt``
+samples, both policies are run teacher-forced over the same token sequence and
+JS(base_t || ckpt_t) (metrics.divergence.js_divergence, nats) is recorded at response
+positions t < ``max_positions``.  Prefixes come from the base's samples (``source=base``)
+and from the checkpoint's own samples (``source=ckpt``), reported separately: on base
+prefixes the question is how the checkpoint would continue the base's text; on its own
+prefixes, how far the base is from what the checkpoint actually does.
+
+Aggregation: the mean JS at position t pools every sequence with a token there; its CI,
+the share of the summed curve in the first m positions (metrics.divergence.share_in_first_m)
+and the mean JS in the first m positions minus the mean after them come from one
+bootstrap over prompts and seeds on per-prompt (sum JS, count) by position.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from ..atomic import read_parquet
+from ..metrics.divergence import js_divergence
+from .resample import grouped_sum_bootstrap
+from .runs import by_chain, relation
+from .scores import ScoreFile
+
+
+def choose_prompts(prompt_ids, count: int, seed: int) -> list[str]:
+    """A seeded subset of ``count`` prompt ids (all when count >= their number), sorted."""
+    ids = sorted(set(str(p) for p in prompt_ids))
+    if count >= len(ids):
+        return ids
+    rng = np.random.default_rng(seed)
+    return sorted(rng.choice(ids, size=count, replace=False).tolist())
+
+
+def select_samples(samples: pd.DataFrame, prompt_ids: list[str], per_prompt: int) -> pd.DataFrame:
+    s = samples[samples["prompt_id"].isin(prompt_ids)].sort_values(["prompt_id", "sample_idx"], kind="stable")
+    return s.groupby("prompt_id", sort=True).head(per_prompt).reset_index(drop=True)
+
+
+def positional_js_run(base_model: str, ckpt_model: str, base_samples: str, ckpt_samples: str,
+                      prompts_path: str, cfg: dict, seed: int, threads: int = 1) -> pd.DataFrame:
+    """Long table: source, prompt_id, sample_idx, position, js (one row per real response token)."""
+    import torch
+
+    from ..atomic import read_jsonl
+    from ..modeling import load_policy
+    from .teacher_forcing import response_ids, response_logprobs
+
+    torch.set_num_threads(threads)
+    prompt_text = {r["id"]: r["prompt"] for r in read_jsonl(prompts_path) if r["split"] == "eval"}
+    base, tok = load_policy(base_model)
+    ckpt, tok_c = load_policy(ckpt_model)
+    if tok.get_vocab() != tok_c.get_vocab():
+        raise ValueError(f"{ckpt_model} and {base_model} use different tokenizers: JS needs one vocabulary")
+    frames = []
+    subsets = {src: read_parquet(p) for src, p in (("base", base_samples), ("ckpt", ckpt_samples))}
+    chosen = choose_prompts(subsets["base"]["prompt_id"], cfg["prompts"], seed)
+    T, batch = cfg["max_positions"], cfg["batch"]
+    for source, samples in subsets.items():
+        sel = select_samples(samples, chosen, cfg["samples_per_prompt"])
+        missing = set(sel["prompt_id"]) - set(prompt_text)
+        if missing:
+            raise ValueError(f"{prompts_path}: no eval prompt for ids {sorted(missing)[:5]}")
+        p_ids = [tok(prompt_text[p])["input_ids"] for p in sel["prompt_id"]]
+        r_ids = [response_ids(t, f, tok.eos_token_id)[:T] for t, f in zip(sel["token_ids"], sel["finish_reason"])]
+        for start in range(0, len(sel), batch):
+            sl = slice(start, start + batch)
+            lp_b, mask = response_logprobs(base, p_ids[sl], r_ids[sl], tok.pad_token_id)
+            lp_c, _ = response_logprobs(ckpt, p_ids[sl], r_ids[sl], tok.pad_token_id)
+            js = js_divergence(lp_b, lp_c, axis=-1).double().numpy()
+            b, t = np.nonzero(mask.numpy())
+            frames.append(pd.DataFrame({
+                "source": source, "prompt_id": sel["prompt_id"].to_numpy()[sl][b],
+                "sample_idx": sel["sample_idx"].to_numpy()[sl][b].astype(np.int64),
+                "position": t.astype(np.int64), "js": js[b, t]}))
+        print(f"{source} prefixes: {len(sel)} sequences from {sel['prompt_id'].nunique()} prompts")
+    return pd.concat(frames, ignore_index=True)
+
+
+def _per_prompt_sums(df: pd.DataFrame, T: int) -> np.ndarray:
+    """(P, 2T): per prompt, summed JS at each position, then the token count at each position."""
+    ids = sorted(df["prompt_id"].unique())
+    row = {p: i for i, p in enumerate(ids)}
+    out = np.zeros((len(ids), 2 * T))
+    r = df["prompt_id"].map(row).to_numpy()
+    t = df["position"].to_numpy()
+    np.add.at(out, (r, t), df["js"].to_numpy(float))
+    np.add.at(out, (r, T + t), 1.0)
+    return out
+
+
+def _curve_stats(m: int, T: int):
+    def fn(sums: np.ndarray) -> np.ndarray:
+        js, cnt = sums[..., :T], sums[..., T:]
+        with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN slices give NaN, as intended
+            curve = np.where(cnt > 0, js / cnt, np.nan)
+            total = np.nansum(curve, axis=-1)
+            share = np.where(total > 0, np.nansum(curve[..., :m], axis=-1) / total, np.nan)
+            early = np.nanmean(curve[..., :m], axis=-1)
+            late = np.nanmean(curve[..., m:], axis=-1) if T > m else np.full(curve.shape[:-1], np.nan)
+        return np.concatenate([curve, share[..., None], early[..., None], late[..., None],
+                               (early - late)[..., None]], axis=-1)
+    return fn
+
+
+def js_tables(files: list[ScoreFile], *, m: int, n_boot: int, ci: float, seed: int
+              ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(by position: chain, eval_set, source, position, js, ci, n_tokens;  summary: share in first m, early - late)."""
+    pos_rows, sum_rows = [], []
+    for (chain, eval_set), group in by_chain(files).items():
+        runs = [read_parquet(f.path) for f in group]
+        T = int(max(r["position"].max() for r in runs)) + 1
+        for source in ("base", "ckpt"):
+            per_seed = [_per_prompt_sums(r[r["source"] == source], T) for r in runs]
+            point, low, high, spread = grouped_sum_bootstrap(per_seed, _curve_stats(m, T), n_boot=n_boot, ci=ci, seed=seed)
+            counts = np.sum([x[:, T:].sum(0) for x in per_seed], axis=0)
+            for t in range(T):
+                pos_rows.append({"chain": chain, "eval_set": eval_set, "source": source, "position": t,
+                                 "js": point[t], "ci_low": low[t], "ci_high": high[t], "n_tokens": int(counts[t])})
+            row = {"chain": chain, "eval_set": eval_set, "relation": relation(chain, eval_set), "source": source,
+                   "m": m, "n_positions": T, "n_seeds": len(group), "n_prompts": int(per_seed[0].shape[0])}
+            for j, name in enumerate(("share_first_m", "js_first_m", "js_after_m", "early_minus_late")):
+                row[name], row[f"{name}_lo"], row[f"{name}_hi"] = point[T + j], low[T + j], high[T + j]
+            row["uniform_share"] = min(m, T) / T  # the share if divergence were spread evenly over positions
+            sum_rows.append(row)
+    return pd.DataFrame(pos_rows), pd.DataFrame(sum_rows)

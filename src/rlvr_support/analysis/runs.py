@@ -1,0 +1,50 @@
+"""Group per-checkpoint files (samples, scores, analysis outputs) by chain and eval set.
+
+Every such file lives at `<root>/<checkpoint>/<eval_set>.<ext>` with the checkpoint `base`
+or `<chain>/seed<k>` (see analysis.scores.parse_score_path); the path is the only source of
+the labels.  The base policy must be present for every eval set compared against it.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+
+from .scores import ScoreFile, parse_score_path
+
+__all__ = ["parse_files", "by_chain", "base_of", "relation", "stages", "chain_sort_key"]
+
+
+def parse_files(paths, root) -> list[ScoreFile]:
+    return [parse_score_path(p, root) for p in paths]
+
+
+def chain_sort_key(chain: str):
+    return (chain != "base", chain.count("-"), chain)
+
+
+def by_chain(files: list[ScoreFile]) -> dict[tuple[str, str], list[ScoreFile]]:
+    """{(chain, eval_set): files sorted by seed}, base included under chain 'base'."""
+    groups: dict[tuple[str, str], list[ScoreFile]] = defaultdict(list)
+    for f in files:
+        groups[(f.chain, f.eval_set)].append(f)
+    return {k: sorted(v, key=lambda f: (f.seed is not None, f.seed or 0))
+            for k, v in sorted(groups.items(), key=lambda kv: (kv[0][1], chain_sort_key(kv[0][0])))}
+
+
+def base_of(files: list[ScoreFile], eval_set: str) -> ScoreFile:
+    hits = [f for f in files if f.chain == "base" and f.eval_set == eval_set]
+    if len(hits) != 1:
+        raise ValueError(f"need exactly one base file for eval set {eval_set!r}, got "
+                         f"{[str(Path(f.path)) for f in hits]}")
+    return hits[0]
+
+
+def stages(chain: str) -> list[str]:
+    """`math-if~kl` -> ['math', 'if'] (a mitigation variant does not change the tasks trained on)."""
+    return chain.partition("~")[0].split("-")
+
+
+def relation(chain: str, eval_set: str) -> str:
+    """'same-task' when the chain's last stage trained on the eval set's task, else 'cross-task'."""
+    return "same-task" if stages(chain)[-1] == eval_set else "cross-task"

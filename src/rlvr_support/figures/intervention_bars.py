@@ -1,0 +1,37 @@
+"""Success after each forced opening, per model (seeds averaged), with bootstrap CIs over prompts."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from . import style
+from ..analysis.runs import chain_sort_key
+
+
+def plot_intervention(per_opening: pd.DataFrame, eval_set: str, out_png: str) -> None:
+    style.setup()
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    if per_opening.empty:
+        raise ValueError(f"no intervention rows for eval set {eval_set!r}")
+    d = per_opening.groupby(["chain", "opening_text"], sort=False)[["success", "success_lo", "success_hi", "p_model"]].mean().reset_index()
+    chains = sorted(set(d["chain"]), key=chain_sort_key)
+    opens = list(dict.fromkeys(per_opening["opening_text"]))
+    palette = dict(zip(chains, sns.color_palette("tab10", len(chains))))
+    width = 0.8 / len(chains)
+    fig, ax = plt.subplots(figsize=(max(5.5, 1.3 * len(opens) + 2), 3.8))
+    x = np.arange(len(opens))
+    for i, chain in enumerate(chains):
+        g = d[d["chain"] == chain].set_index("opening_text").reindex(opens)
+        xs = x - 0.4 + width * (i + 0.5)
+        ax.bar(xs, g["success"], width=width, color=palette[chain], label=chain)
+        ax.errorbar(xs, g["success"], yerr=[g["success"] - g["success_lo"], g["success_hi"] - g["success"]],
+                    fmt="none", ecolor="black", lw=0.8, capsize=1.5)
+    ax.set_xticks(x, [repr(o) for o in opens], rotation=20, ha="right", fontsize=7)
+    ax.set_ylim(0, 1.05)
+    ax.set_ylabel("success after the forced opening")
+    ax.set_title(f"{eval_set}: searchability of each forced opening")
+    ax.legend(title="model", fontsize=7, bbox_to_anchor=(1.0, 1.0), loc="upper left")
+    style.save(fig, out_png)

@@ -1,0 +1,42 @@
+"""Top openings: empirical probability under the base (x) against under each checkpoint (y)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from . import style
+from ..analysis.runs import chain_sort_key
+
+
+def plot_openings_scatter(shift: pd.DataFrame, eval_set: str, out_png: str) -> None:
+    style.setup()
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    d = shift[shift["eval_set"] == eval_set]
+    if d.empty:
+        raise ValueError(f"no opening rows for eval set {eval_set!r}")
+    chains = sorted(set(d["chain"]), key=chain_sort_key)
+    palette = dict(zip(chains, sns.color_palette("tab10", len(chains))))
+    fig, ax = plt.subplots(figsize=(5.5, 4.5))
+    for chain in chains:
+        g = d[d["chain"] == chain]
+        for seen, marker in ((True, "o"), (False, "X")):
+            h = g[g["in_base_support"] == seen]
+            ax.scatter(h["base_prob"], h["rl_prob"], color=palette[chain], marker=marker, s=28, alpha=0.8,
+                       label=chain if seen else None)
+    ax.plot([0, 1], [0, 1], color="grey", lw=0.8, ls="--")
+    ax.set_xscale("symlog", linthresh=1e-2)
+    ax.set_yscale("symlog", linthresh=1e-2)
+    ax.set_xlim(-0.001, 1.05)
+    ax.set_ylim(-0.001, 1.05)
+    top = d.sort_values("rl_prob", ascending=False).drop_duplicates("opening").head(3)
+    for _, r in top.iterrows():
+        ax.annotate(str(r["opening_text"])[:24], (r["base_prob"], r["rl_prob"]), fontsize=6,
+                    xytext=(3, 3), textcoords="offset points")
+    ax.set_xlabel("P(opening) in base samples")
+    ax.set_ylabel("P(opening) in checkpoint samples")
+    ax.set_title(f"{eval_set}: openings (x = never sampled by the base)")
+    ax.legend(title="checkpoint", fontsize=7)
+    style.save(fig, out_png)

@@ -1,0 +1,37 @@
+"""Perplexity of the reference math solutions per style, under the base and each chain."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from . import style
+from ..analysis.runs import chain_sort_key
+
+
+def plot_perplexity(table: pd.DataFrame, out_png: str) -> None:
+    style.setup()
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    if table.empty:
+        raise ValueError("empty perplexity table")
+    chains = sorted(set(table["chain"]), key=chain_sort_key)
+    styles = list(dict.fromkeys(table["style"]))
+    palette = dict(zip(chains, sns.color_palette("tab10", len(chains))))
+    width = 0.8 / len(chains)
+    fig, ax = plt.subplots(figsize=(6, 3.8))
+    x = np.arange(len(styles))
+    for i, chain in enumerate(chains):
+        g = table[table["chain"] == chain].set_index("style").reindex(styles)
+        xs = x - 0.4 + width * (i + 0.5)
+        ax.bar(xs, g["perplexity"], width=width, color=palette[chain], label=chain)
+        ax.errorbar(xs, g["perplexity"], yerr=[g["perplexity"] - g["perplexity_lo"], g["perplexity_hi"] - g["perplexity"]],
+                    fmt="none", ecolor="black", lw=0.8, capsize=1.5)
+    ax.set_yscale("log")
+    ax.set_xticks(x, styles)
+    ax.set_xlabel("reference solution style")
+    ax.set_ylabel("perplexity (per token, log scale)")
+    ax.set_title("reference math solutions under each policy")
+    ax.legend(title="checkpoint", fontsize=7, bbox_to_anchor=(1.0, 1.0), loc="upper left")
+    style.save(fig, out_png)

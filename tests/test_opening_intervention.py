@@ -1,0 +1,67 @@
+import numpy as np
+import pandas as pd
+import pytest
+
+from rlvr_support.analysis.opening_intervention import ForcedTokenizer, intervention_run, intervention_tables, top_openings
+from rlvr_support.toyworld.tokenizer import build_tokenizer
+from support_helpers import math_prompts, tiny_checkpoint, write_samples, write_scores
+
+
+def test_forced_tokenizer_left_pads_exact_ids():
+    tok = build_tokenizer()
+    ft = ForcedTokenizer(tok, {"x": [1, 5, 6], "y": [1, 7]})
+    enc = ft(["x", "y"], return_tensors="pt", padding=True)
+    assert enc["input_ids"].tolist() == [[1, 5, 6], [tok.pad_token_id, 1, 7]]
+    assert enc["attention_mask"].tolist() == [[1, 1, 1], [0, 1, 1]]
+    assert ft.eos_token_id == tok.eos_token_id
+
+
+def test_top_openings_weight_models_equally():
+    a = pd.DataFrame({"token_ids": [[1, 2]] * 9 + [[3, 4]]})
+    b = pd.DataFrame({"token_ids": [[3, 4]] * 2 + [[5, 6]] * 2})
+    # mixture: (1,2) 0.45, (3,4) 0.05 + 0.25 = 0.30, (5,6) 0.25
+    assert top_openings({"base": a, "x": b}, m=2, top=2) == [(1, 2), (3, 4)]
+
+
+def _run_rows(model, opening, succ_by_prompt):
+    return [{"model": model, "opening": opening, "opening_text": opening, "prompt_id": p, "sample_idx": i, "reward": r}
+            for p, rs in succ_by_prompt.items() for i, r in enumerate(rs)]
+
+
+def test_decomposition_hand_example(tmp_path):
+    # base opens with "1 2" (step, success 1.0) half the time and "3 4" (direct, success 0) half;
+    # the checkpoint opens with "3 4" 3/4 of the time.
+    sm, sc = tmp_path / "samples", tmp_path / "scores"
+    samples = {"base": write_samples(sm, "base", "math", {"p": [[1, 2], [1, 2], [3, 4], [3, 4]]}),
+               "if/seed0": write_samples(sm, "if/seed0", "math", {"p": [[1, 2], [3, 4], [3, 4], [3, 4]]})}
+    scores = {"base": write_scores(sc, "base", "math", {"p": [1, 1, 0, 0]}),
+              "if/seed0": write_scores(sc, "if/seed0", "math", {"p": [1, 0, 0, 1]})}
+    run = pd.DataFrame(_run_rows("base", "1 2", {"p": [1, 1]}) + _run_rows("base", "3 4", {"p": [0, 0]})
+                       + _run_rows("if/seed0", "1 2", {"p": [1, 0]}) + _run_rows("if/seed0", "3 4", {"p": [0, 0]}))
+    per, dec = intervention_tables(run, {k: str(v) for k, v in samples.items()}, {k: str(v) for k, v in scores.items()},
+                                   m=2, n_boot=50, ci=0.9, seed=0)
+    p = per.set_index(["model", "opening"])
+    assert p.loc[("if/seed0", "1 2"), "success"] == 0.5 and p.loc[("if/seed0", "3 4"), "p_model"] == 0.75
+    d = dec.set_index("model")
+    assert d.loc["base", "covered"] == 1.0 and d.loc["base", "decomposed"] == pytest.approx(0.5)
+    assert d.loc["base", "measured"] == 0.5
+    assert d.loc["if/seed0", "decomposed"] == pytest.approx(0.25 * 0.5)
+    assert d.loc["if/seed0", "rerank_only"] == pytest.approx(0.25 * 1.0)
+    assert d.loc["if/seed0", "rerank_gain"] == pytest.approx(0.25 - 0.5)
+    assert d.loc["if/seed0", "measured"] == 0.5
+
+
+def test_intervention_run_forces_the_opening(tmp_path):
+    m0 = tiny_checkpoint(tmp_path / "m0", seed=0)
+    prompts = math_prompts(tmp_path / "math.jsonl", [("3 + 4", "7"), ("5 + 6", "11")])
+    tok = build_tokenizer()
+    opening = tok("answer :", add_special_tokens=False)["input_ids"]
+    s = write_samples(tmp_path / "samples", "base", "math", {"math-eval-00000": [opening + [9]] * 2,
+                                                              "math-eval-00001": [opening] * 2})
+    run = intervention_run({"base": str(m0)}, {"base": str(s)}, str(prompts), m=2,
+                           cfg={"top": 1, "prompts": 2, "n": 2, "max_new_tokens": 3},
+                           sampling={"temperature": 1.0, "top_p": 1.0, "seed": 0, "prompt_batch": 4},
+                           scoring={"timeout_s": 1.0, "workers": 1, "reasoning": "none"}, seed=0)
+    assert len(run) == 4 and set(run["opening_text"]) == {"answer :"}
+    assert all(t.startswith("answer :") for t in run["text"])
+    assert set(run["reward"]) <= {0.0, 1.0}

@@ -1,0 +1,53 @@
+import numpy as np
+import pandas as pd
+import pytest
+
+from rlvr_support.analysis.runs import parse_files, relation
+from rlvr_support.analysis.support_table import _ratios_from_counts, support_tables
+from rlvr_support.metrics.support import support_epsilon, support_summary
+from support_helpers import write_scores
+
+
+def test_vectorised_ratios_match_support_summary():
+    cats = ["preservation"] * 5 + ["shrinkage"] * 3 + ["expansion"] * 1 + ["out_of_support"] * 2
+    s = support_summary(cats)
+    r = _ratios_from_counts(np.array([5.0, 3.0, 1.0, 2.0]))
+    assert r == pytest.approx([s["SRR"], s["NDR"], s["SDS"], s["NSCR"]])
+    assert np.isnan(_ratios_from_counts(np.array([0.0, 0.0, 0.0, 4.0]))[:3]).all()
+
+
+def test_relation_labels_use_the_last_stage():
+    assert relation("math", "math") == "same-task"
+    assert relation("math", "if") == "cross-task"
+    assert relation("math-if", "if") == "same-task"
+    assert relation("math-if", "math") == "cross-task"
+    assert relation("math-if~kl", "if") == "same-task"
+
+
+def test_support_categories_hand_example(tmp_path):
+    # p0 both solve (P), p1 only base (S), p2 only RL (E), p3 neither (O), p4 only base (S)
+    base = {"p0": [1, 0], "p1": [0, 1], "p2": [0, 0], "p3": [0, 0], "p4": [1, 1]}
+    rl = {"p0": [1, 1], "p1": [0, 0], "p2": [0, 1], "p3": [0, 0], "p4": [0, 0]}
+    paths = [write_scores(tmp_path, "base", "math", base), write_scores(tmp_path, "math/seed0", "math", rl)]
+    summary, per_prompt = support_tables(parse_files(paths, tmp_path), delta=0.05, n_boot=200, ci=0.95, seed=0)
+    row = summary.iloc[0]
+    assert (row["P"], row["S"], row["E"], row["O"]) == (1, 2, 1, 1)
+    assert row["SRR"] == pytest.approx(1 / 3) and row["NDR"] == pytest.approx(1 / 2)
+    assert row["NSCR"] == pytest.approx((1 - 2) / 4)
+    assert row["k"] == 2 and row["epsilon"] == pytest.approx(support_epsilon(2, 0.05))
+    assert row["relation"] == "same-task"
+    assert row["SRR_lo"] <= row["SRR"] <= row["SRR_hi"]
+    assert list(per_prompt["category"]) == ["preservation", "shrinkage", "expansion", "out_of_support", "shrinkage"]
+
+
+def test_two_seeds_average_counts_and_missing_base_is_an_error(tmp_path):
+    base = {"a": [1], "b": [0]}
+    p = [write_scores(tmp_path, "base", "math", base),
+         write_scores(tmp_path, "if/seed0", "math", {"a": [1], "b": [1]}),
+         write_scores(tmp_path, "if/seed1", "math", {"a": [0], "b": [0]})]
+    summary, _ = support_tables(parse_files(p, tmp_path), delta=0.1, n_boot=50, ci=0.9, seed=0)
+    r = summary.iloc[0]
+    assert (r["P"], r["S"], r["E"], r["O"]) == (0.5, 0.5, 0.5, 0.5)
+    assert r["n_seeds"] == 2 and r["relation"] == "cross-task"
+    with pytest.raises(ValueError, match="base"):
+        support_tables(parse_files(p[1:], tmp_path), delta=0.1, n_boot=10, ci=0.9, seed=0)
