@@ -133,3 +133,38 @@ def test_manifest_lists_checkpoint_files_as_artifacts(tmp_path, monkeypatch):
     (tmp_path / "ck/model/weights.bin").unlink()
     rc, text = _audit("ck/manifest.json")
     assert rc == 1 and "error: ck/model/weights.bin no longer matches its provenance (missing)" in text
+
+
+SIDECAR_DIRS = ("data", "tables", "figures", "samples", "scores")
+
+
+@pytest.mark.slow
+def test_smoke_run_has_a_sidecar_beside_every_result_and_audits_clean(smoke_run, monkeypatch):
+    results = smoke_run / "results"
+    files = [p for d in SIDECAR_DIRS for p in (results / d).rglob("*")
+             if p.is_file() and not p.name.endswith(".prov.json") and not p.name.startswith(".")]
+    files += list((results / "checkpoints").rglob("manifest.json"))
+    missing = [str(p.relative_to(smoke_run)) for p in files if not prov.sidecar_of(p).is_file()]
+    assert not missing, f"results without a provenance sidecar: {missing[:10]}"
+    monkeypatch.chdir(smoke_run)
+    rc, text = _audit("results/tables/headline.csv")
+    assert rc == 0, text[-3000:]
+    for needle in ("made by rule passk_table", "made by rule score", "made by rule sample", "made by rule train_stage",
+                   "made by rule pretrain_base", "made by rule toy_corpus", "made by rule toy_data", "checkpoint files ok"):
+        assert needle in text, f"lineage lacks {needle!r}"
+
+
+@pytest.mark.slow
+def test_explain_one_number_recomputes_it_from_the_score_files(smoke_run, monkeypatch):
+    monkeypatch.chdir(smoke_run)
+    lines = []
+    rc = audit("results/tables/passk.csv", row="chain=math,eval_set=if,metric=pass@k,k=1", column="mean",
+               say=lines.append)
+    text = "\n".join(lines)
+    assert rc == 0, text[-3000:]
+    assert "scores  results/scores/math/seed0/if.parquet: " in text
+    assert "samples results/samples/math/seed0/if.parquet" in text
+    assert "Unbiased pass@k estimator (Chen et al. 2021)" in text and text.rstrip().endswith("matches")
+    lines.clear()
+    assert audit("results/tables/headline.csv", row="chain=joint,eval_set=math", column="best@kmax_hi",
+                 say=lines.append) == 0, "\n".join(lines)[-2000:]
