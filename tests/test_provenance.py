@@ -112,7 +112,7 @@ def test_declared_files_convention_and_override(tmp_path):
     d.mkdir()
     (d / "c.txt").write_text("3")
     (d / "c.txt.prov.json").write_text("{}")
-    ins, outs = prov.declared_files(_ns(prompts=[f"math={a}"], samples=str(b), dir=str(d), job="m/seed0/if",
+    ins, outs = prov.declared_files(_ns(prompts=[f"math={a}"], samples=str(b), dir=str(d), job="m/seed0/if", empty="",
                                         cfg={"seed": 1}, out=str(tmp_path / "o.csv"), headline=None))
     assert ins == [str(a), str(b), str(d / "c.txt")] and outs == [str(tmp_path / "o.csv")]
     ins, outs = prov.declared_files(_ns(src=str(a), dst=str(b), prov_inputs=["src"], prov_outputs=["dst"]))

@@ -147,7 +147,7 @@ def _arg_paths(value) -> list[str]:
     vals = value if isinstance(value, (list, tuple)) else [value]
     out = []
     for v in vals:
-        if isinstance(v, (str, os.PathLike)):
+        if isinstance(v, (str, os.PathLike)) and os.fspath(v).strip():  # "" would mean the working dir
             v = os.fspath(v)
             out.append(v.split("=", 1)[1] if "=" in v and not Path(v).exists() else v)
     return out
