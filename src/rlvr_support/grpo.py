@@ -54,8 +54,8 @@ def grpo_config(out: Path, rl: dict, seed: int):
         save_only_model=False,
         seed=seed,
         data_seed=seed,
-        use_cpu=True,
-        bf16=False,
+        use_cpu=not torch.cuda.is_available(),  # the GPU when the job has one (resources.train.gpu)
+        bf16=torch.cuda.is_available() and torch.cuda.is_bf16_supported(),
         gradient_checkpointing=False,  # pointless, and broken, for tiny models on CPU
         report_to=[],
         disable_tqdm=False,
