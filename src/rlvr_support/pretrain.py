@@ -17,6 +17,7 @@ from tqdm import tqdm
 
 from .atomic import atomic_dir, atomic_path, read_jsonl, write_json
 from . import resume as resume_state
+from .devices import torch_device
 from .modeling import toy_llama
 from .toyworld.tokenizer import build_tokenizer
 
@@ -41,9 +42,12 @@ def lr_at(step: int, total: int, peak: float, warmup: int, floor: float) -> floa
     return floor + 0.5 * (peak - floor) * (1 + math.cos(math.pi * t))
 
 
-def pretrain(corpus_path: str, out_dir: str, cfg: dict, seed: int, threads: int = 1) -> dict:
-    """Train and save a `save_pretrained` model + tokenizer to `out_dir/model`, return its summary."""
+def pretrain(corpus_path: str, out_dir: str, cfg: dict, seed: int, threads: int = 1, device: str | None = None) -> dict:
+    """Train and save a `save_pretrained` model + tokenizer to `out_dir/model`, return its summary.
+
+    `device`: default the GPU when one is visible, else the CPU (where runs are reproducible byte for byte)."""
     torch.set_num_threads(threads)
+    device = device or torch_device()
     out = Path(out_dir)
     partial = out / "_partial"
     resume_state.prepare(partial, {"corpus": resume_state.file_digest(corpus_path), "cfg": cfg, "seed": seed})
@@ -52,13 +56,13 @@ def pretrain(corpus_path: str, out_dir: str, cfg: dict, seed: int, threads: int 
     input_ids, labels = encode_corpus(tok, examples, cfg["arch"]["max_positions"])
     # Trim the common right padding once; every batch is cut to its own length below.
     torch.manual_seed(seed)
-    model = toy_llama(len(tok), cfg["arch"], tok)
+    model = toy_llama(len(tok), cfg["arch"], tok).to(device)
     tcfg = cfg["train"]
     opt = torch.optim.AdamW(model.parameters(), lr=tcfg["lr"], weight_decay=tcfg["weight_decay"], betas=(0.9, 0.95))
     start, losses = 0, []
     state_file = partial / "state.pt"
     if state_file.exists():
-        state = torch.load(state_file, weights_only=False)
+        state = torch.load(state_file, weights_only=False, map_location=device)
         model.load_state_dict(state["model"])
         opt.load_state_dict(state["opt"])
         start, losses = state["step"], state.get("losses", [])  # losses: final_loss spans the resume
@@ -72,7 +76,7 @@ def pretrain(corpus_path: str, out_dir: str, cfg: dict, seed: int, threads: int 
         idx = torch.randint(0, len(input_ids), (bs,), generator=g)
         x, y = input_ids[idx], labels[idx]
         width = int((x != tok.pad_token_id).sum(1).max())
-        x, y = x[:, :width], y[:, :width]
+        x, y = x[:, :width].to(device), y[:, :width].to(device)
         for group in opt.param_groups:
             group["lr"] = lr_at(step, steps, tcfg["lr"], tcfg["warmup"], tcfg["lr_floor"])
         loss = model(input_ids=x, attention_mask=(x != tok.pad_token_id).long(), labels=y).loss
@@ -95,7 +99,7 @@ def pretrain(corpus_path: str, out_dir: str, cfg: dict, seed: int, threads: int 
         tok.save_pretrained(tmp)
     summary = {
         "parameters": sum(p.numel() for p in model.parameters()),
-        "steps": steps, "resumed_from": start, "seconds": round(elapsed, 1),
+        "steps": steps, "resumed_from": start, "seconds": round(elapsed, 1), "device": device,
         "tokens_per_second": round(tokens / max(elapsed, 1e-9), 1),
         "final_loss": round(sum(losses[-50:]) / max(1, len(losses[-50:])), 4) if losses else None,
     }

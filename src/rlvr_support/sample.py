@@ -15,6 +15,7 @@ import pandas as pd
 import torch
 
 from .atomic import read_jsonl, write_parquet
+from .devices import torch_device
 from .modeling import load_policy
 from .prompting import prompt_format, render
 from .sampling.fast import fast_supported, generate_fast
@@ -63,6 +64,7 @@ def sample_checkpoint(model_path: str, prompts_path: str, out: str, cfg: dict, j
         rows, tok = _sample_vllm(model_path, prompts, offset, cfg, job_seed(cfg["seed"], job), kw)
     else:
         model, tok = load_policy(model_path)
+        model.to(torch_device())  # a GPU job samples on its GPU (`auto` then picks generate over the CPU sampler)
         backend = choose_backend(cfg["backend"], model)
         texts = render(tok, [p["prompt"] for p in prompts], prompt_format(model_path))
         generate = generate_fast if backend == "fast" else generate_hf

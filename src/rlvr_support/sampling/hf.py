@@ -21,7 +21,7 @@ def generate_hf(model, tokenizer, prompts: list[str], *, n: int, temperature: fl
     rows: list[dict] = []
     for start in tqdm(range(0, len(prompts), prompt_batch), desc="sample", mininterval=5):
         chunk = prompts[start:start + prompt_batch]
-        enc = tokenizer(chunk, return_tensors="pt", padding=True)
+        enc = tokenizer(chunk, return_tensors="pt", padding=True).to(model.device)
         out = model.generate(
             **enc, do_sample=not greedy, temperature=None if greedy else temperature,
             top_p=None if greedy else top_p, top_k=None, max_new_tokens=max_new_tokens,
