@@ -1,0 +1,124 @@
+"""Mitigation comparison for the sequential chains (math-if, if-math, ...) and their variants.
+
+For each chain of two or more stages, `current` is its last stage's task and `previous` the
+stage before it; the parent checkpoint is the chain without its last stage (same seed). Per
+chain (variants included, `math-if~kl`):
+
+- current_pass@1, previous_pass@1, previous_best@k (k = n, graded reward);
+- previous_SRR: support retention ratio of the previous task against the base policy,
+  P / (P + S) with per-problem support = any success in n (metrics.support, Invisible Leash);
+- current_gain = current pass@1 minus the parent's, previous_best@k_loss = the parent's
+  previous-task best@k minus this chain's (paired over prompts): the two axes of the trade-off.
+
+CIs resample RL seeds and prompts (metrics.bootstrap.bootstrap_ci_grouped); SRR, a ratio of
+sums, resamples the same way and takes the ratio of the resampled sums.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import numpy as np
+import pandas as pd
+
+from ..metrics.bootstrap import bootstrap_ci_grouped, bootstrap_distribution
+from ..metrics.passk import best_at_k
+from ..metrics.support import in_support
+from .scores import ScoreFile, reward_matrices
+
+METRICS = ["current_pass@1", "previous_pass@1", "previous_best@k", "previous_SRR", "current_gain",
+           "previous_best@k_loss"]
+
+
+def split_chain(chain: str) -> tuple[list[str], str]:
+    """`math-if~kl` -> (["math", "if"], "kl"); plain chains get variant "baseline"."""
+    stages, _, variant = chain.partition("~")
+    return stages.split("-"), variant or "baseline"
+
+
+def grouped_ratio_ci(num_by_seed, den_by_seed, *, n_boot: int, ci: float, seed: int):
+    """``sum(num) / sum(den)`` (per seed, then averaged over seeds) with a seeds-and-prompts bootstrap CI."""
+    rng = np.random.default_rng(seed)
+    xs = [np.stack([np.asarray(n, float), np.asarray(d, float)], axis=1) for n, d in zip(num_by_seed, den_by_seed)]
+    S = len(xs)
+    reps = np.stack([bootstrap_distribution(x, n_boot=n_boot, seed=rng) for x in xs])  # (S, B, 2) means
+    chosen = rng.integers(0, S, size=(n_boot, S))
+    m = reps[chosen, np.arange(n_boot)[:, None]].mean(axis=1)  # (B, 2)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = m[:, 0] / m[:, 1]
+        point = np.mean([x[:, 0].mean() / x[:, 1].mean() if x[:, 1].sum() else np.nan for x in xs])
+    r = r[~np.isnan(r)]
+    if not len(r):
+        return float(point), np.nan, np.nan
+    lo, hi = np.quantile(r, [(1 - ci) / 2, (1 + ci) / 2])
+    return float(point), float(lo), float(hi)
+
+
+def _load(files: list[ScoreFile]) -> dict[tuple[str, int | None, str], tuple[list, np.ndarray, np.ndarray]]:
+    return {(f.chain, f.seed, f.eval_set): reward_matrices(f.path) for f in files}
+
+
+def _aligned(a, b, what: str):
+    if a[0] != b[0]:
+        raise ValueError(f"{what}: the two score files cover different prompts")
+    return a, b
+
+
+def comparison_table(files: list[ScoreFile], *, n_boot: int, ci: float, seed: int) -> pd.DataFrame:
+    data = _load(files)
+    seeds_of: dict[str, list[int]] = defaultdict(list)
+    for chain, s, _ in data:
+        if chain != "base" and s not in seeds_of[chain]:
+            seeds_of[chain].append(s)
+    rows = []
+    for chain in sorted(seeds_of, key=lambda c: (split_chain(c)[0], split_chain(c)[1] != "baseline", c)):
+        stages, variant = split_chain(chain)
+        if len(stages) < 2:
+            continue
+        cur, prev, parent = stages[-1], stages[-2], "-".join(stages[:-1])
+        per: dict[str, list] = defaultdict(list)
+        srr_num, srr_den = [], []
+        for s in sorted(seeds_of[chain]):
+            need = [(chain, s, cur), (chain, s, prev), (parent, s, cur), (parent, s, prev), ("base", None, prev)]
+            missing = [k for k in need if k not in data]
+            if missing:
+                raise ValueError(f"{chain}/seed{s}: comparison needs score files for {missing}")
+            c_cur, _ = _aligned(data[(chain, s, cur)], data[(parent, s, cur)], f"{chain} vs {parent} on {cur}")
+            c_prev, p_prev = _aligned(data[(chain, s, prev)], data[(parent, s, prev)], f"{chain} vs {parent} on {prev}")
+            base_prev = _aligned(data[("base", None, prev)], c_prev, f"base vs {chain} on {prev}")[0]
+            p_cur = data[(parent, s, cur)]
+            per["current_pass@1"].append(c_cur[1].mean(1))
+            per["previous_pass@1"].append(c_prev[1].mean(1))
+            bk = best_at_k(c_prev[2], c_prev[2].shape[1])
+            per["previous_best@k"].append(bk)
+            per["current_gain"].append(c_cur[1].mean(1) - p_cur[1].mean(1))
+            per["previous_best@k_loss"].append(best_at_k(p_prev[2], p_prev[2].shape[1]) - bk)
+            b_in, r_in = in_support(base_prev[1]), in_support(c_prev[1])
+            srr_num.append((b_in & r_in).astype(float))
+            srr_den.append(b_in.astype(float))
+        common = {"chain": chain, "base_chain": "-".join(stages), "variant": variant, "current_task": cur,
+                  "previous_task": prev, "parent": parent, "n_seeds": len(seeds_of[chain])}
+        for metric in METRICS:
+            if metric == "previous_SRR":
+                point, lo, hi = grouped_ratio_ci(srr_num, srr_den, n_boot=n_boot, ci=ci, seed=seed)
+                spread = np.nan
+            else:
+                point, lo, hi, spread = bootstrap_ci_grouped(per[metric], n_boot=n_boot, ci=ci, seed=seed)
+            rows.append({**common, "metric": metric, "mean": float(point), "ci_low": float(lo),
+                         "ci_high": float(hi), "seed_std": float(spread)})
+    if not rows:
+        raise ValueError("no sequential chain (two or more stages) among the score files")
+    return pd.DataFrame(rows)
+
+
+def comparison_markdown(table: pd.DataFrame) -> str:
+    """One row per chain, one `mean [lo, hi]` cell per metric."""
+    head = "| chain | variant | " + " | ".join(METRICS) + " |"
+    lines = [head, "|" + "---|" * (len(METRICS) + 2)]
+    for chain, g in table.groupby("chain", sort=False):
+        cells = []
+        for metric in METRICS:
+            r = g[g["metric"] == metric].iloc[0]
+            cells.append(f"{r['mean']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}]")
+        lines.append(f"| {chain} | {g['variant'].iloc[0]} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"

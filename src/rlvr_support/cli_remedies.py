@@ -1,0 +1,70 @@
+"""CLI verbs of the mitigation study: the remedy comparison table, its trade-off figure and the
+support-monitor curves. Registered into `python -m rlvr_support` by cli.build_parser (one verb per
+rule of workflow/rules/remedies.smk)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+
+def _json(s: str) -> dict:
+    import argparse
+
+    try:
+        return json.loads(s)
+    except json.JSONDecodeError as e:
+        raise argparse.ArgumentTypeError(f"not valid JSON: {e}") from None
+
+
+def cmd_remedy_table(a):
+    from .analysis.remedy_comparison import comparison_markdown, comparison_table
+    from .analysis.scores import parse_score_path
+    from .atomic import write_text
+
+    files = [parse_score_path(p, a.scores_root) for p in a.scores]
+    table = comparison_table(files, n_boot=a.cfg["bootstrap"], ci=a.cfg["ci"], seed=a.cfg["seed"])
+    write_text(a.out, table.to_csv(index=False, float_format="%.6f"))
+    md = comparison_markdown(table)
+    write_text(Path(a.out).with_suffix(".md"), md)
+    print(md)
+
+
+def cmd_figure_remedies(a):
+    import pandas as pd
+
+    from .figures.remedy_tradeoff import plot_remedy_tradeoff
+
+    plot_remedy_tradeoff(pd.read_csv(a.table), a.out)
+
+
+def cmd_figure_monitor(a):
+    import pandas as pd
+
+    from .figures.monitor_curves import plot_monitor
+
+    frames = {}
+    for path in a.monitor:
+        seed_dir = Path(path).parent.name
+        if not seed_dir.startswith("seed") or not seed_dir[4:].isdigit():
+            raise ValueError(f"{path}: expected .../<chain>/seed<k>/monitor.csv")
+        frames[int(seed_dir[4:])] = pd.read_csv(path)
+    plot_monitor(frames, a.chain, a.out)
+
+
+def register(verb) -> None:
+    s = verb("remedy-table", cmd_remedy_table, "Mitigation comparison of the sequential chains and their "
+             "variants: current/previous-task pass@1, best@k, SRR, gain and loss vs the parent, with CIs.")
+    s.add_argument("--scores", nargs="+", required=True)
+    s.add_argument("--scores-root", required=True)
+    s.add_argument("--cfg", type=_json, required=True, help="the config's `analysis` section as JSON")
+    s.add_argument("--out", required=True, help="CSV; the Markdown table is written beside it (.md)")
+
+    s = verb("figure-remedies", cmd_figure_remedies, "Trade-off plot: current-task gain vs previous-task best@k loss.")
+    s.add_argument("--table", required=True, help="the remedy-table CSV")
+    s.add_argument("--out", required=True, help="<name>.png; the PDF is written beside it")
+
+    s = verb("figure-monitor", cmd_figure_monitor, "Support-monitor curves of one chain against training step.")
+    s.add_argument("--monitor", nargs="+", required=True, help="monitor.csv of each RL seed of the chain")
+    s.add_argument("--chain", required=True)
+    s.add_argument("--out", required=True, help="<name>.png; the PDF is written beside it")

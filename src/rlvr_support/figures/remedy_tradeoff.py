@@ -1,0 +1,39 @@
+"""Trade-off of the mitigations: current-task gain (y) against previous-task best@k loss (x).
+
+One point per chain (variants included), bootstrap CIs as error bars; up-and-left is better
+(more gain on the new task, less support lost on the old one). Colour = variant, marker =
+the plain chain the variant modifies.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from . import style
+
+
+def plot_remedy_tradeoff(table: pd.DataFrame, out_png: str) -> None:
+    style.setup()
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    if table.empty:
+        raise ValueError("remedy comparison table is empty")
+    variants = sorted(table["variant"].unique(), key=lambda v: (v != "baseline", v))
+    palette = dict(zip(variants, sns.color_palette("tab10", len(variants))))
+    markers = dict(zip(sorted(table["base_chain"].unique()), "osD^vP"))
+    fig, ax = plt.subplots(figsize=(6, 4.5))
+    for chain, g in table.groupby("chain", sort=True):
+        x = g[g["metric"] == "previous_best@k_loss"].iloc[0]
+        y = g[g["metric"] == "current_gain"].iloc[0]
+        v, b = g["variant"].iloc[0], g["base_chain"].iloc[0]
+        ax.errorbar(x["mean"], y["mean"], xerr=[[x["mean"] - x["ci_low"]], [x["ci_high"] - x["mean"]]],
+                    yerr=[[y["mean"] - y["ci_low"]], [y["ci_high"] - y["mean"]]], fmt=markers[b], ms=7,
+                    color=palette[v], capsize=2, lw=1, label=f"{b} · {v}")
+    ax.axhline(0, color="grey", lw=0.8, ls=":")
+    ax.axvline(0, color="grey", lw=0.8, ls=":")
+    ax.set_xlabel("previous-task best@k loss vs parent (lower is better)")
+    ax.set_ylabel("current-task pass@1 gain vs parent")
+    ax.set_title(f"Mitigation trade-off ({int(table['n_seeds'].max())} RL seed(s))")
+    ax.legend(fontsize=7, title="chain · variant", loc="best")
+    style.save(fig, out_png)

@@ -1,0 +1,196 @@
+"""SupportGRPOTrainer (src/rlvr_support/grpo_extensions.py): TRL override points, and 1-2 training
+steps of a tiny random Llama with each remedy switched on, checking that the remedy acts."""
+
+from __future__ import annotations
+
+import inspect
+
+import pytest
+import torch
+import trl
+from datasets import Dataset
+from transformers import AutoModelForCausalLM
+from trl import GRPOConfig, GRPOTrainer
+
+from rlvr_support.grpo_extensions import (TRL_TARGET, SupportGRPOTrainer, check_remedies, remedy_grpo_kwargs,
+                                          resolve_remedies)
+from rlvr_support.modeling import toy_llama
+from rlvr_support.toyworld.tokenizer import build_tokenizer
+
+# The override points the subclass relies on, with the parameters it calls them with.
+OVERRIDE_POINTS = {
+    "_generate_single_turn": ["self", "prompt_ids", "images", "multimodal_fields", "num_generations",
+                              "has_tool_images"],
+    "_calculate_rewards": ["self", "inputs", "prompts", "completions", "completion_ids_list"],
+    "_generate_and_score_completions": ["self", "inputs"],
+    "_get_per_token_logps_and_entropies": ["self", "model", "input_ids", "attention_mask", "logits_to_keep",
+                                           "batch_size", "compute_entropy", "compute_aux_loss"],
+    "_compute_loss": ["self", "model", "inputs"],
+    "compute_loss": ["self", "model", "inputs", "return_outputs", "num_items_in_batch"],
+}
+
+
+def test_trl_version_is_the_targeted_one():
+    assert trl.__version__ == TRL_TARGET, "grpo_extensions targets a pinned TRL; re-check the override points"
+
+
+@pytest.mark.parametrize("name,params", OVERRIDE_POINTS.items())
+def test_override_points_exist_with_expected_signature(name, params):
+    fn = getattr(GRPOTrainer, name, None)
+    assert fn is not None, f"GRPOTrainer.{name} disappeared"
+    got = list(inspect.signature(fn).parameters)
+    assert got[:len(params)] == params, f"GRPOTrainer.{name} changed signature: {got}"
+
+
+def test_trainer_state_and_attributes_the_subclass_reads_exist():
+    src = inspect.getsource(GRPOTrainer)
+    for attr in ("self.eos_token_ids", "self.scale_rewards", "self.reward_weights", "self.num_generations",
+                 "self.max_completion_length", '"tool_mask"', "self._metrics"):
+        assert attr in src, f"GRPOTrainer no longer uses {attr}"
+
+
+def test_resolve_and_check_remedies():
+    r = resolve_remedies({"kl": {"beta": 0.1}, "passk": {}})
+    assert r["kl"] == {"beta": 0.1, "estimator": "k3", "where": "loss", "reset_every": 0, "reset_optimizer": False}
+    assert remedy_grpo_kwargs(r) == {"beta": 0.1}
+    with pytest.raises(ValueError, match="unknown remedy"):
+        resolve_remedies({"kll": {}})
+    with pytest.raises(ValueError, match="passk.k"):
+        check_remedies(resolve_remedies({"passk": {"k": 4}}), group_size=4)
+    assert remedy_grpo_kwargs(resolve_remedies({"clip_higher": {}, "entropy_bonus": {"coef": 0.02}})) == {
+        "epsilon": 0.2, "epsilon_high": 0.28, "entropy_coef": 0.02}
+
+
+# ----------------------------------------------------------------------------- tiny training runs
+PROMPTS = ["Compute 2 + 3.", "Compute 4 + 1.", "Write one word.", "Say hello."]
+
+
+def _reward(prompts, completions, **_):
+    # Deterministic, varied within a group: the completion's length parity.
+    return [float(len(c) % 2) for c in completions]
+
+
+def _trainer(tmp_path, remedies, steps=1, **cfg):
+    torch.manual_seed(0)
+    tok = build_tokenizer()
+    tok.padding_side = "left"
+    model = toy_llama(len(tok), {"hidden_size": 16, "intermediate_size": 32, "num_layers": 1, "num_heads": 2,
+                                 "max_positions": 128}, tok)
+    # TRL builds its own reference (native k3 KL) from the model's path, as in the pipeline.
+    model.save_pretrained(tmp_path / "init")
+    model = AutoModelForCausalLM.from_pretrained(tmp_path / "init")
+    args = GRPOConfig(output_dir=str(tmp_path), max_steps=steps, per_device_train_batch_size=8, num_generations=4,
+                      learning_rate=1e-3, max_completion_length=8, logging_steps=1, save_strategy="no", seed=0,
+                      use_cpu=True, report_to=[], disable_tqdm=True, temperature=1.0, gradient_checkpointing=False,
+                      **{**remedy_grpo_kwargs(resolve_remedies(remedies)), **cfg})
+    return SupportGRPOTrainer(model=model, reward_funcs=[_reward], args=args, processing_class=tok,
+                              train_dataset=Dataset.from_list([{"prompt": p} for p in PROMPTS] * 4),
+                              remedies=remedies)
+
+
+def _logged(trainer):
+    keys = set()
+    for h in trainer.state.log_history:
+        keys |= set(h)
+    return keys
+
+
+def _batch(trainer):
+    """One generation batch through the remedy path, as the training step sees it."""
+    trainer.model.train()
+    inputs = [{"prompt": p} for p in PROMPTS[:2] for _ in range(4)]
+    return trainer._generate_and_score_completions(inputs)
+
+
+def test_no_remedy_trains_like_grpo(tmp_path):
+    t = _trainer(tmp_path, {})
+    t.train()
+    assert t.state.global_step == 1
+    assert "kl" not in _logged(t)
+
+
+def test_routing_masks_the_routed_prefix(tmp_path):
+    t = _trainer(tmp_path, {"routing": {"gamma": 1.0, "tokens": 3}})
+    out = _batch(t)
+    routed = torch.tensor(t._routed_len)
+    assert (routed > 0).all(), "gamma = 1 routes every rollout"
+    for i, m in enumerate(routed.tolist()):
+        assert out["tool_mask"][i, :m].sum() == 0, "routed tokens must be out of the loss"
+        assert out["tool_mask"][i, m:].eq(1).all()
+    t.train()
+    assert {"routing/routed_frac", "routing/masked_tokens"} <= _logged(t)
+
+
+def test_routing_gamma_zero_routes_nothing(tmp_path):
+    t = _trainer(tmp_path, {"routing": {"gamma": 0.0, "tokens": 3}})
+    out = _batch(t)
+    assert sum(t._routed_len) == 0 and out["tool_mask"].eq(1).all()
+
+
+@pytest.mark.parametrize("estimator,where", [("k3", "loss"), ("k1", "loss"), ("k1", "reward"), ("k3", "reward")])
+def test_kl_term_is_logged_for_every_estimator_and_place(tmp_path, estimator, where):
+    t = _trainer(tmp_path, {"kl": {"beta": 0.1, "estimator": estimator, "where": where}}, steps=2)
+    t.train()
+    kls = [h["kl"] for h in t.state.log_history if "kl" in h]
+    assert kls, "the KL term must be logged"
+    assert all(k == k for k in kls), "KL is NaN"
+    if estimator == "k3":
+        assert all(k >= 0 for k in kls)
+
+
+def test_kl_in_reward_changes_advantages(tmp_path):
+    t = _trainer(tmp_path, {"kl": {"beta": 5.0, "estimator": "k3", "where": "reward"}})
+    # Move the reference away from the policy so the penalty is non-zero.
+    with torch.no_grad():
+        for p in t._ref.parameters():
+            p.add_(0.5 * torch.randn_like(p))
+    out = _batch(t)
+    from rlvr_support.advantages import group_advantages
+    plain = group_advantages((t._last_rewards * t.reward_weights).nansum(1), 4)
+    assert not torch.allclose(out["advantages"], plain)
+
+
+def test_reference_reset_copies_the_policy_and_can_clear_adam(tmp_path):
+    t = _trainer(tmp_path, {"kl": {"beta": 0.1, "estimator": "k1", "where": "loss", "reset_every": 1,
+                                   "reset_optimizer": True}}, steps=2)
+    t.train()
+    assert "kl/reference_resets" in _logged(t)
+    # After the reset at step 1 the reference equals the policy of step 1, not the start weights.
+    t2 = _trainer(tmp_path / "b", {})
+    start = dict(t2.model.named_parameters())
+    moved = any(not torch.equal(p, start[n]) for n, p in t._ref.named_parameters())
+    assert moved, "the reference still holds the starting weights after a reset"
+
+
+def test_distill_adds_per_token_reverse_kl_to_the_advantage(tmp_path):
+    t = _trainer(tmp_path, {"distill": {"coef": 1.0}})
+    with torch.no_grad():
+        for p in t._teacher.parameters():
+            p.add_(0.5 * torch.randn_like(p))
+    out = _batch(t)
+    assert out["advantages"].dim() == 2, "distillation makes the advantage per token"
+    t.train()
+    assert "distill/reverse_kl" in _logged(t)
+
+
+def test_inverse_success_and_passk_and_unlikeliness_replace_advantages(tmp_path):
+    for remedies in ({"inverse_success": {"alpha": 2.0}}, {"passk": {"k": 2}}, {"unlikeliness": {"beta": 1.0}}):
+        t = _trainer(tmp_path / next(iter(remedies)), remedies)
+        out = _batch(t)
+        assert out["advantages"].shape == (8,)
+        t.train()
+        assert "remedy/advantage_abs_mean" in _logged(t)
+
+
+def test_memory_is_trained_on_rollouts_and_changes_sampling(tmp_path):
+    t = _trainer(tmp_path, {"memory": {"mu": 1.0, "steps": 2}}, steps=2)
+    t.train()
+    losses = [h["memory/loss"] for h in t.state.log_history if "memory/loss" in h]
+    assert losses and all(x > 0 for x in losses)
+
+
+def test_clip_higher_and_entropy_bonus_reach_trl(tmp_path):
+    t = _trainer(tmp_path, {"clip_higher": {"epsilon_low": 0.1, "epsilon_high": 0.3}, "entropy_bonus": {"coef": 0.05}})
+    assert (t.epsilon_low, t.epsilon_high, t.entropy_coef) == (0.1, 0.3, 0.05)
+    t.train()
+    assert "entropy_coef" in _logged(t)

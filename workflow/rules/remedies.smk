@@ -1,0 +1,53 @@
+localrules:
+    remedy_table,
+    figure_remedies,
+    figure_monitor,
+
+
+rule remedy_table:
+    input:
+        get_all_scores,
+    output:
+        table=report(f"{RESULTS}/tables/remedies.csv", caption="../report/remedy_table.rst", category="4. Mitigations"),
+        md=f"{RESULTS}/tables/remedies.md",
+    log:
+        f"{RESULTS}/logs/analyse/remedy_table.log",
+    params:
+        cfg=as_json("analysis"),
+        code=get_code("analysis.remedy_comparison", "analysis.scores", "metrics", "cli_remedies", "cli"),
+    threads: 1
+    shell:
+        "{PY} remedy-table --scores {input} --scores-root {RESULTS}/scores --cfg {params.cfg:q} "
+        "--out {output.table} > {log} 2>&1"
+
+
+rule figure_remedies:
+    input:
+        f"{RESULTS}/tables/remedies.csv",
+    output:
+        png=report(f"{RESULTS}/figures/remedy_tradeoff.png", caption="../report/remedy_tradeoff.rst",
+                   category="4. Mitigations", labels={"figure": "trade-off"}),
+        pdf=f"{RESULTS}/figures/remedy_tradeoff.pdf",
+    log:
+        f"{RESULTS}/logs/figures/remedy_tradeoff.log",
+    params:
+        code=get_code("figures", "cli_remedies", "cli"),
+    threads: 1
+    shell:
+        "{PY} figure-remedies --table {input} --out {output.png} > {log} 2>&1"
+
+
+rule figure_monitor:
+    input:
+        get_monitor_files,
+    output:
+        png=report(f"{RESULTS}/figures/monitor/{{chain}}.png", caption="../report/monitor_curves.rst",
+                   category="4. Mitigations", labels={"figure": "support monitor", "chain": "{chain}"}),
+        pdf=f"{RESULTS}/figures/monitor/{{chain}}.pdf",
+    log:
+        f"{RESULTS}/logs/figures/monitor/{{chain}}.log",
+    params:
+        code=get_code("figures", "cli_remedies", "cli"),
+    threads: 1
+    shell:
+        "{PY} figure-monitor --monitor {input} --chain {wildcards.chain} --out {output.png} > {log} 2>&1"
