@@ -84,5 +84,5 @@ class MemoryLogitsProcessor:
         mem = self.memory.next_logprobs(completion.to(next(self.memory.parameters()).device))
         vocab = min(scores.shape[-1], mem.shape[-1])
         out = scores.clone()
-        out[:, :vocab] = scores[:, :vocab] - self.mu * mem[:, :vocab].to(scores.dtype)
+        out[:, :vocab] = scores[:, :vocab] - self.mu * mem[:, :vocab].to(device=scores.device, dtype=scores.dtype)
         return out
