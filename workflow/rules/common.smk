@@ -1,9 +1,15 @@
 import json
+import os
 import sys
 from pathlib import Path
 
 # The package is the single source of logic; make it importable from a plain checkout too.
 sys.path.insert(0, str(Path(workflow.basedir) / "src"))
+# ... and in the jobs: `python -m rlvr_support` may run in a conda env from envs/ (--sdm conda)
+# or on a cluster node, where the package is not installed; SLURM jobs inherit this (--export=ALL).
+if str(Path(workflow.basedir) / "src") not in os.environ.get("PYTHONPATH", "").split(os.pathsep):
+    os.environ["PYTHONPATH"] = os.pathsep.join(
+        p for p in (str(Path(workflow.basedir) / "src"), os.environ.get("PYTHONPATH")) if p)
 
 from rlvr_support.codehash import code_hash
 from rlvr_support.config import validate_config
