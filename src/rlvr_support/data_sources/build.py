@@ -45,7 +45,8 @@ def _raw_items(src: dict, where: str) -> list[dict | str]:
         return template_records(src["size"], src.get("seed", 0), src.get("max_constraints", 2), src.get("math"))
     if ("hub" in src) == ("file" in src):
         raise ValueError(f"{where}: give exactly one of `hub` (a Hugging Face dataset) or `file` (a local file)")
-    rows = (load_hub_rows(src["hub"], src.get("config"), src.get("hf_split", "train"), src.get("revision"))
+    rows = (load_hub_rows(src["hub"], src.get("config"), src.get("hf_split", "train"), src.get("revision"),
+                          src.get("data_files"))
             if "hub" in src else load_file_rows(src["file"]))
     if src.get("limit"):
         rows = rows[:src["limit"]]

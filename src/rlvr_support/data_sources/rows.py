@@ -10,12 +10,15 @@ import json
 from pathlib import Path
 
 
-def load_hub_rows(name: str, config: str | None, split: str, revision: str | None = None) -> list[dict]:
-    """Rows of `split` of the hub dataset `name` (optionally its `config`, pinned `revision`)."""
+def load_hub_rows(name: str, config: str | None, split: str, revision: str | None = None,
+                  data_files: str | None = None) -> list[dict]:
+    """Rows of `split` of the hub dataset `name` (optionally its `config`, pinned `revision`, or one of
+    its files, `data_files`, for repos of plain JSONL files such as TingchenFu/MathIF)."""
     import datasets
 
+    extra = {"data_files": data_files} if data_files else {}
     try:
-        ds = datasets.load_dataset(name, config, split=split, revision=revision)
+        ds = datasets.load_dataset(name, config, split=split, revision=revision, **extra)
     except Exception as e:  # network, auth, unknown split: say which source failed
         raise ValueError(f"cannot load Hugging Face dataset {name!r} (config={config!r}, split={split!r}): "
                          f"{type(e).__name__}: {e}") from None
