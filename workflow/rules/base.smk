@@ -1,29 +1,52 @@
-rule pretrain_base:
-    input:
-        f"{RESULTS}/data/corpus.jsonl",
-    output:
-        f"{RESULTS}/checkpoints/base/manifest.json",
-    log:
-        f"{RESULTS}/logs/base/pretrain.log",
-    benchmark:
-        f"{RESULTS}/benchmarks/base/pretrain.tsv"
-    params:
-        cfg=as_json("base"),
-        seed=config["base"]["seed"],
-        code=get_code("pretrain", "modeling", "toyworld", "devices", "cli"),
-        gpus=get_gpus_per_node("pretrain"),
-    threads: get_threads("pretrain")
-    resources:
-        gpu=get_gpus("pretrain"),
-        nodes=get_resource("pretrain", "nodes"),
-        tasks=get_resource("pretrain", "tasks"),
-        tasks_per_gpu=0,  # else the SLURM plugin turns `tasks` into --ntasks-per-gpu
-        cpus_per_task=get_resource("pretrain", "cpus_per_task"),
-        mem_mb=get_mem_mb("pretrain"),
-        runtime=get_runtime("pretrain"),
-    shell:
-        "{PY} pretrain --corpus {input} --cfg {params.cfg:q} --seed {params.seed} "
-        "--out {output} --threads {threads} --gpus {params.gpus} > {log} 2>&1"
+# The toy base is pretrained here; a real base (hf, gguf_wheel) is declared by its manifest.
+if config["base"]["kind"] == "pretrain":
+
+    rule pretrain_base:
+        input:
+            f"{RESULTS}/data/corpus.jsonl",
+        output:
+            f"{RESULTS}/checkpoints/base/manifest.json",
+        log:
+            f"{RESULTS}/logs/base/pretrain.log",
+        benchmark:
+            f"{RESULTS}/benchmarks/base/pretrain.tsv"
+        params:
+            cfg=as_json("base"),
+            seed=config["base"]["seed"],
+            code=get_code("pretrain", "modeling", "toyworld", "devices", "cli"),
+            gpus=get_gpus_per_node("pretrain"),
+        threads: get_threads("pretrain")
+        resources:
+            gpu=get_gpus("pretrain"),
+            nodes=get_resource("pretrain", "nodes"),
+            tasks=get_resource("pretrain", "tasks"),
+            tasks_per_gpu=0,  # else the SLURM plugin turns `tasks` into --ntasks-per-gpu
+            cpus_per_task=get_resource("pretrain", "cpus_per_task"),
+            mem_mb=get_mem_mb("pretrain"),
+            runtime=get_runtime("pretrain"),
+        shell:
+            "{PY} pretrain --corpus {input} --cfg {params.cfg:q} --seed {params.seed} "
+            "--out {output} --threads {threads} --gpus {params.gpus} > {log} 2>&1"
+
+else:
+
+    rule base_model:
+        output:
+            f"{RESULTS}/checkpoints/base/manifest.json",
+        log:
+            f"{RESULTS}/logs/base/base_model.log",
+        benchmark:
+            f"{RESULTS}/benchmarks/base/base_model.tsv"
+        params:
+            cfg=as_json("base"),
+            code=get_code("base_models", "cli_data", "cli"),
+        threads: get_threads("cpu")
+        resources:
+            cpus_per_task=get_resource("cpu", "cpus_per_task"),
+            mem_mb=get_mem_mb("pretrain"),
+            runtime=get_runtime("pretrain"),
+        shell:
+            "{PY} base-model --cfg {params.cfg:q} --out {output} > {log} 2>&1"
 
 
 rule base_metrics:
