@@ -1,9 +1,13 @@
 """Benchmark the verifiers on typical toy-world outputs.
 
-Compares `scoring.score_samples` (fast exact path, dedup, caches, worker pool)
-with a naive baseline measured in the same run: one process, no caches, every
-math sample through math-verify, every IF instruction checked on all 8 loose
-variants with uncached langdetect. Prints samples/s and the speed-up ratios.
+Compares `scoring.score_samples` (fast exact path, dedup, caches, worker pool,
+batched bit-identical langdetect) with a naive baseline measured in the same run:
+one process, no caches, every math sample through math-verify, every IF
+instruction checked on all 8 loose variants with uncached langdetect. Also times
+the IF scorer as it was before `verifiers.langdetect_fast` (langdetect itself, one
+text per call, cached). Prints samples/s and the speed-up ratios; the language
+cache is cleared before each IF timing, so repeated texts from earlier runs do
+not count.
 
     .venv/bin/python bench/bench_scoring.py [--n 20000] [--workers 2]
 """
@@ -11,6 +15,8 @@ variants with uncached langdetect. Prints samples/s and the speed-up ratios.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import functools
 import random
 import time
 
@@ -18,6 +24,7 @@ import pandas as pd
 
 from rlvr_support.scoring import score_samples
 from rlvr_support.verifiers import ifeval
+from rlvr_support.verifiers.langdetect_fast import reference_detect
 from rlvr_support.verifiers.math import extract_answer
 
 IF_SPECS = [
@@ -73,23 +80,48 @@ def naive_math(texts, golds):
 
 def naive_if(texts, specs):
     out = []
-    for t, (ids, kws) in zip(texts, specs):
-        for iid, kw in zip(ids, kws):
-            for v in ifeval.loose_variants(t):
-                ifeval._detect_cached.cache_clear()
-                ifeval.check_instruction(iid, v, kw, "")
-        out.append(True)
+    with _per_text_langdetect():
+        for t, (ids, kws) in zip(texts, specs):
+            for iid, kw in zip(ids, kws):
+                for v in ifeval.loose_variants(t):
+                    ifeval.check_instruction(iid, v, kw, "")
+            out.append(True)
     return out
+
+
+@contextlib.contextmanager
+def _per_text_langdetect(cache: bool = False):
+    """Route IF language checks to langdetect itself, one text per call.
+
+    cache=False: no cache at all (the naive baseline); cache=True: an unbounded
+    per-text cache, i.e. the scorer as it was before langdetect_fast.
+    """
+    original = ifeval.detect_language
+    detect = functools.lru_cache(maxsize=None)(reference_detect) if cache else reference_detect
+    ifeval.detect_language = detect
+    ifeval.clear_language_cache()
+    try:
+        yield
+    finally:
+        ifeval.detect_language = original
 
 
 def rate(n, seconds):
     return n / seconds if seconds > 0 else float("inf")
 
 
+def timed(fn, *args, **kwargs):
+    """(wall seconds, CPU seconds of this process) for one call."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    fn(*args, **kwargs)
+    return time.perf_counter() - wall, time.process_time() - cpu
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=20000)
     ap.add_argument("--naive-n", type=int, default=300)
+    ap.add_argument("--before-n", type=int, default=2000, help="IF rows for the pre-langdetect_fast scorer")
     ap.add_argument("--workers", type=int, default=2)
     args = ap.parse_args()
     prompts, math_df, if_df = toy_world(args.n, random.Random(0))
@@ -100,24 +132,36 @@ def main():
     score_samples(math_df.head(10), prompts)  # warm up: worker pool, langdetect profiles
     score_samples(if_df.head(10), prompts)
 
-    t = time.perf_counter()
-    score_samples(math_df, prompts, workers=args.workers)
-    ours_math = rate(len(math_df), time.perf_counter() - t)
-    t = time.perf_counter()
-    score_samples(if_df, prompts, workers=args.workers)
-    ours_if = rate(len(if_df), time.perf_counter() - t)
+    wall, _ = timed(score_samples, math_df, prompts, workers=args.workers)
+    ours_math = rate(len(math_df), wall)
+    ifeval.clear_language_cache()  # no head start from the warm-up or earlier calls
+    wall, cpu = timed(score_samples, if_df, prompts, workers=args.workers)
+    ours_if, ours_if_cpu = rate(len(if_df), wall), rate(len(if_df), cpu)
+    wall, _ = timed(score_samples, if_df.head(2000), prompts)  # all texts cached now
+    ours_if_cached = rate(min(2000, len(if_df)), wall)
+
+    sub = if_df.head(args.before_n)
+    with _per_text_langdetect(cache=True):
+        wall, cpu = timed(score_samples, sub, prompts, workers=args.workers)
+    before_if, before_if_cpu = rate(len(sub), wall), rate(len(sub), cpu)
 
     sub = math_df.head(args.naive_n)
-    t = time.perf_counter()
-    naive_math(list(sub.text), [prompts[p]["answer"] for p in sub.prompt_id])
-    naive_m = rate(len(sub), time.perf_counter() - t)
+    wall, _ = timed(naive_math, list(sub.text), [prompts[p]["answer"] for p in sub.prompt_id])
+    naive_m = rate(len(sub), wall)
     sub = if_df.head(args.naive_n)
-    t = time.perf_counter()
-    naive_if(list(sub.text), [(prompts[p]["instruction_id_list"], prompts[p]["kwargs"]) for p in sub.prompt_id])
-    naive_i = rate(len(sub), time.perf_counter() - t)
+    specs = [(prompts[p]["instruction_id_list"], prompts[p]["kwargs"]) for p in sub.prompt_id]
+    wall, cpu = timed(naive_if, list(sub.text), specs)
+    naive_i, naive_i_cpu = rate(len(sub), wall), rate(len(sub), cpu)
+    ifeval.clear_language_cache()
 
     print(f"math: ours {ours_math:10.0f} samples/s   naive {naive_m:8.0f} samples/s   ratio {ours_math / naive_m:7.1f}x   (target >= 2000/s)")
     print(f"IF:   ours {ours_if:10.0f} samples/s   naive {naive_i:8.0f} samples/s   ratio {ours_if / naive_i:7.1f}x   (target >= 5000/s)")
+    print(f"IF:   before langdetect_fast {before_if:7.0f} samples/s  (same scorer, langdetect per text with a cache)")
+    print(f"IF:   ours, all texts already in the language cache {ours_if_cached:7.0f} samples/s")
+    print(
+        f"IF per CPU-second of this process (robust to a shared machine): ours {ours_if_cpu:.0f}, "
+        f"before {before_if_cpu:.0f}, naive {naive_i_cpu:.0f}"
+    )
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ import pandas as pd
 from rlvr_support.verifiers.ifeval import (
     IFResult,
     InstructionError,
+    languages_prefetched,
     score_if,
     strip_reasoning,
     validate_instructions,
@@ -31,6 +32,7 @@ from rlvr_support.verifiers.math import MathResult, score_math_batch
 from rlvr_support.verifiers.reasoning_gym import check_task, score_rg
 
 TASKS = ("math", "if", "joint")
+_IF_CHUNK = 16384  # IF rows per language prefetch
 OUTPUT_COLUMNS = [
     "prompt_id",
     "sample_idx",
@@ -116,6 +118,7 @@ def score_samples(
     texts = ["" if t is None or (isinstance(t, float) and math.isnan(t)) else str(t) for t in samples["text"]]
     texts = [strip_reasoning(t, reasoning) for t in texts]
     tasks = [prompts[p]["task"] for p in pids]
+    sample_idx = [int(x) for x in samples["sample_idx"]]  # one pass, not a pandas lookup per row
 
     # Math for math + joint rows, in one batch (dedup and caching happen inside).
     # Reasoning Gym prompts (`scorer: reasoning_gym`) are scored by reasoning_gym's own
@@ -134,16 +137,22 @@ def score_samples(
         math_res = dict(zip(math_rows, results))
     math_res.update({i: MathResult(r.correct, r.extracted, False, None) for i, r in rg_res.items()})
 
-    # IF for if + joint rows; identical (prompt, text) pairs are scored once.
+    # IF for if + joint rows; identical (prompt, text) pairs are scored once. The
+    # texts langdetect will be asked about are detected first, in one batch per
+    # chunk (batched detection is ~30x faster; chunks bound the memory it holds).
     if_res: dict[int, IFResult] = {}
     memo: dict[tuple[str, str], IFResult] = {}
-    for i, t in enumerate(tasks):
-        if t in ("if", "joint"):
-            key = (pids[i], texts[i])
-            if key not in memo:
-                rec = prompts[pids[i]]
-                memo[key] = score_if(texts[i], rec["instruction_id_list"], rec["kwargs"], rec["prompt"])
-            if_res[i] = memo[key]
+    if_rows = [i for i, t in enumerate(tasks) if t in ("if", "joint")]
+    for start in range(0, len(if_rows), _IF_CHUNK):
+        chunk = if_rows[start : start + _IF_CHUNK]
+        keys = list(dict.fromkeys((pids[i], texts[i]) for i in chunk if (pids[i], texts[i]) not in memo))
+        recs = [prompts[pid] for pid, _ in keys]
+        items = [(text, r["instruction_id_list"], r["kwargs"], r["prompt"]) for (_, text), r in zip(keys, recs)]
+        with languages_prefetched(items):
+            for key, item in zip(keys, items):
+                memo[key] = score_if(*item)
+        for i in chunk:
+            if_res[i] = memo[(pids[i], texts[i])]
 
     rows = []
     for i, task in enumerate(tasks):
@@ -158,7 +167,7 @@ def score_samples(
         rows.append(
             {
                 "prompt_id": pids[i],
-                "sample_idx": int(samples["sample_idx"].iat[i]),
+                "sample_idx": sample_idx[i],
                 "task": task,
                 "reward": reward,
                 "math_correct": m.correct if m else pd.NA,
