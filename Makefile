@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 CORES ?= 2
 STAMP := $(VENV)/.installed
 
-.PHONY: setup setup-vllm test-vllm run test report dry-run-slurm bench clean
+.PHONY: setup setup-vllm test-vllm run test report dry-run-slurm gpu-check bench clean
 
 $(STAMP): requirements.txt requirements-test.txt pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -46,6 +46,9 @@ bench: setup  ## the benchmark suite: writes bench/RESULTS.md (about 10 minutes;
 
 dry-run-slurm: setup  ## plan the study under the SLURM profile
 	source $(BIN)/activate && snakemake --profile slurm all -n
+
+gpu-check: setup  ## pretraining, GRPO and sampling on GPU vs CPU, throughput ratios (GPU node; CPU-only: reports no GPU)
+	scripts/gpu_check.sh --out results/gpu_check.json
 
 clean:
 	rm -rf results .snakemake report.html
