@@ -142,12 +142,15 @@ def test_covers_iteration_limit_and_small_ngram_counts(monkeypatch, texts):
     assert {1, 2} <= set(counts) and any(c & (c - 1) == 0 and c >= 4 for c in counts)
 
 
-def test_result_independent_of_batch(texts):
+def test_result_independent_of_batch(monkeypatch, texts):
     sample = texts[::7]
     together = lf.langprob_batch(sample)
     alone = [lf.langprob_batch([t])[0] for t in sample]
     reversed_ = lf.langprob_batch(sample[::-1])[::-1]
-    assert together == alone == reversed_
+    monkeypatch.setattr(lf, "_MAX_NGRAMS", 60)  # many small batches, split by n-gram count
+    monkeypatch.setattr(lf, "_CHUNK", 5)
+    split = lf.langprob_batch(sample)
+    assert together == alone == reversed_ == split
 
 
 def test_random_stream_matches_cpython():

@@ -51,6 +51,7 @@ import numpy as np
 
 UNKNOWN = "unknown"  # langdetect's answer when no language reaches PROB_THRESHOLD
 _CHUNK = 4096  # most texts per lock-step batch (bounds the (5, T, 55) factor array)
+_MAX_NGRAMS = 4_000_000  # most n-grams per batch (bounds memory for long texts)
 
 
 class _NoFeatures(Exception):
@@ -273,15 +274,14 @@ class _LockStep:
     propagates to langprob and is reported as a failure, as langdetect's raise.
     """
 
-    def __init__(self, grams: list[list[str]], m: dict):
+    def __init__(self, ids: list[np.ndarray], vocab: dict[str, int], m: dict):
+        """ids: per text, its n-grams as indices into vocab (n-gram -> index)."""
         self.m = m
         nlang = len(m["langlist"])
         self.stream = _stream()
-        vocab: dict[str, int] = {}
-        ids = [[vocab.setdefault(g, len(vocab)) for g in row] for row in grams]
         self.table = np.array([m["wmap"][g] for g in vocab], dtype=np.float64).reshape(len(vocab), nlang)
         lengths = [len(r) for r in ids]
-        self.flat_ids = np.fromiter((i for row in ids for i in row), np.int64, sum(lengths))
+        self.flat_ids = np.concatenate(ids)
         # Choice tables, one per distinct number of n-grams, concatenated.
         size = _max_draws(m)
         groups = sorted(set(lengths))
@@ -290,7 +290,7 @@ class _LockStep:
         self.values = np.concatenate([t[1] for t in tables])
         group_of = {k: i for i, k in enumerate(groups)}
 
-        T = len(grams)
+        T = len(ids)
         self.rows = np.arange(T)  # original row of each active text
         # Next unused entry of the text's choice table (absolute index).
         self.cursor = np.array([group_of[k] * size for k in lengths], dtype=np.int64)
@@ -388,12 +388,6 @@ def _normalize(prob: np.ndarray) -> np.ndarray:
     return prob.max(axis=1)
 
 
-def _detect_block_batch(grams: list[list[str]], m: dict) -> np.ndarray:
-    """langprob (len(grams), 55) exactly as Detector._detect_block leaves it;
-    rows of NaN where langdetect would raise ZeroDivisionError."""
-    return _LockStep(grams, m).run()
-
-
 def _first_at_or_after(positions, cursor, q):
     """Per text: the first table entry >= cursor whose stream position is >= q.
 
@@ -417,22 +411,36 @@ def _answer(langprob_row, m: dict) -> str:
 
 
 def langprob_batch(texts: list[str]) -> list[list[float] | None]:
-    """Detector.langprob after detection, per text; None where langdetect raises."""
+    """Detector.langprob after detection, per text; None where langdetect raises.
+
+    Texts run in lock-step batches of at most _CHUNK texts (sizes balanced) and
+    _MAX_NGRAMS n-grams, so memory stays bounded for long texts.
+    """
     m = _model()
     out: list[list[float] | None] = [None] * len(texts)
-    todo, grams = [], []
+    per_batch = -(-len(texts) // -(-len(texts) // _CHUNK)) if texts else 0
+    rows: list[int] = []
+    ids: list[np.ndarray] = []
+    vocab: dict[str, int] = {}
+    total = 0
+
+    def flush():
+        for i, row in zip(rows, _LockStep(ids, vocab, m).run()):
+            out[i] = None if np.isnan(row).any() else row.tolist()
+
     for i, text in enumerate(texts):
         try:
-            grams.append(extract_ngrams(text))
-            todo.append(i)
+            grams = extract_ngrams(text)
         except Exception:  # _NoFeatures, or langdetect's own odd unicode failures
-            pass
-    chunks = -(-len(todo) // _CHUNK)
-    size = -(-len(todo) // chunks) if chunks else 0  # balanced: no small last chunk
-    for s in range(0, len(todo), max(size, 1)):
-        block = _detect_block_batch(grams[s : s + size], m)
-        for i, row in zip(todo[s : s + size], block):
-            out[i] = None if np.isnan(row).any() else row.tolist()
+            continue
+        rows.append(i)
+        ids.append(np.array([vocab.setdefault(g, len(vocab)) for g in grams], dtype=np.int64))
+        total += len(grams)
+        if len(rows) >= per_batch or total >= _MAX_NGRAMS:
+            flush()
+            rows, ids, vocab, total = [], [], {}, 0
+    if rows:
+        flush()
     return out
 
 
