@@ -4,7 +4,11 @@ from snakemake.utils import min_version
 min_version("9.0")
 
 
-configfile: "config.yaml"
+# config.yaml is the default; a config given with --configfile replaces it instead of being
+# merged into it, so a study never inherits toy-world keys it did not ask for.
+if not config:
+
+    configfile: "config.yaml"
 
 
 report: "workflow/report/workflow.rst"
@@ -17,6 +21,8 @@ include: "workflow/rules/train.smk"
 include: "workflow/rules/sample.smk"
 include: "workflow/rules/score.smk"
 include: "workflow/rules/analyse.smk"
+include: "workflow/rules/support.smk"
+include: "workflow/rules/remedies.smk"
 
 
 rule all:

@@ -28,7 +28,7 @@ def test_every_declared_target_exists_and_is_non_empty(smoke_run):
 @pytest.mark.slow
 def test_passk_table_is_a_valid_curve(smoke_run):
     table = pd.read_csv(smoke_run / "results/tables/passk.csv")
-    assert set(table["chain"]) == {"base", "math", "if", "math-if", "if-math", "joint"}
+    assert set(table["chain"]) == {"base", "math", "if", "math-if", "if-math", "joint", "math-if~kl"}
     assert set(table["eval_set"]) == {"math", "if", "joint"}
     vals = table[["mean", "ci_low", "ci_high"]].to_numpy()
     assert np.all((vals >= 0) & (vals <= 1)), "a metric left [0, 1]"
@@ -41,7 +41,7 @@ def test_passk_table_is_a_valid_curve(smoke_run):
 @pytest.mark.slow
 def test_headline_has_one_row_per_checkpoint_and_eval_set(smoke_run):
     head = pd.read_csv(smoke_run / "results/tables/headline.csv")
-    assert len(head) == 6 * 3
+    assert len(head) == 7 * 3
     assert (smoke_run / "results/tables/headline.md").read_text().startswith("| chain |")
 
 
@@ -52,3 +52,29 @@ def test_one_figure_regenerates_alone(smoke_run):
     proc = run_snakemake(smoke_run, "results/figures/passk_math.png")
     assert fig.is_file() and fig.stat().st_size > 0
     assert "train_stage" not in proc.stderr.split("Job stats:")[-1].split("Select jobs")[0]
+
+
+@pytest.mark.slow
+def test_variant_chain_trains_from_the_shared_prefix_with_its_remedy(smoke_run):
+    """`math-if~kl` continues from the `math` checkpoint, with the KL remedy on and logged."""
+    import json
+
+    manifest = json.loads((smoke_run / "results/checkpoints/math-if~kl/seed0/manifest.json").read_text())
+    assert manifest["parent"].endswith("checkpoints/math/seed0/manifest.json")
+    assert manifest["remedies"]["kl"]["beta"] == 0.05
+    curve = pd.read_csv(smoke_run / "results/checkpoints/math-if~kl/seed0/reward_curve.csv")
+    assert "kl" in curve.columns and curve["kl"].notna().any()
+    plain = json.loads((smoke_run / "results/checkpoints/math-if/seed0/manifest.json").read_text())
+    assert plain["remedies"] == {}
+
+
+@pytest.mark.slow
+def test_monitor_and_remedy_comparison(smoke_run):
+    mon = pd.read_csv(smoke_run / "results/checkpoints/math-if~kl/seed0/monitor.csv")
+    assert set(mon["task"]) == {"math", "if"} and set(mon["role"]) == {"current", "previous"}
+    assert mon["step"].min() == 0 and mon["step"].max() == 2
+    table = pd.read_csv(smoke_run / "results/tables/remedies.csv")
+    assert set(table["chain"]) == {"math-if", "if-math", "math-if~kl"}
+    assert set(table.loc[table["chain"] == "math-if~kl", "variant"]) == {"kl"}
+    ok = table.dropna(subset=["ci_low"])
+    assert (ok["ci_low"] <= ok["mean"] + 1e-9).all() and (ok["mean"] <= ok["ci_high"] + 1e-9).all()

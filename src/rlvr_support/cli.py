@@ -68,7 +68,9 @@ def cmd_train(a):
     from .atomic import write_json
     from .grpo import train_stage
 
-    manifest = train_stage(a.parent, a.task, a.prompts, a.out, a.cfg, a.seed, a.chain, threads=a.threads)
+    probes = dict(p.split("=", 1) for p in a.probe) if a.probe else None
+    manifest = train_stage(a.parent, a.task, a.prompts, a.out, a.cfg, a.seed, a.chain, threads=a.threads,
+                           remedies=a.remedies, teacher=a.teacher, probes=probes)
     write_json(a.out, manifest)
 
 
@@ -182,6 +184,11 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--out", required=True, help="manifest.json of the new checkpoint")
     s.add_argument("--threads", type=int, default=1)
     s.add_argument("--gpus", type=int, default=0, help=GPUS_HELP)
+    s.add_argument("--remedies", type=_json, default={},
+                   help="the chain variant's remedies as JSON, e.g. '{\"kl\": {\"beta\": 0.05}}' (grpo_extensions.py)")
+    s.add_argument("--teacher", help="distillation teacher manifest (default: the parent)")
+    s.add_argument("--probe", nargs="*", default=[],
+                   help="task=prompts.jsonl pairs the support monitor samples (eval split); monitor.csv lands beside --out")
 
     s = verb("sample", cmd_sample, "n samples per eval prompt from one checkpoint, as Parquet.")
     s.add_argument("--model", required=True)
@@ -223,12 +230,26 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--row", help="select one table row: col=value,col=value (e.g. chain=math,eval_set=if,metric=pass@k,k=1)")
     s.add_argument("--column", default="mean", help="the column of that row to explain (default: mean)")
     s.set_defaults(prov=False)
+
+    from .cli_support import register as register_support  # the support analyses (seeds 000, 003)
+
+    register_support(verb)
+    from .cli_remedies import register as register_remedies  # mitigation comparison and support monitor
+
+    register_remedies(verb)
+    from .cli_data import register as register_data  # real data sources and real base models
+
+    register_data(verb)
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
     from . import provenance
 
+    import warnings
+
+    # Library deprecation notices repeat every training step and bury the progress in the logs.
+    warnings.filterwarnings("ignore", category=FutureWarning)
     argv = sys.argv[1:] if argv is None else list(argv)
     args = build_parser().parse_args(argv)
     try:

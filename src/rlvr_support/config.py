@@ -48,7 +48,20 @@ def validate_config(config: dict, schema_path: str | Path = SCHEMA) -> dict:
 def _check_semantics(config: dict) -> None:
     """Cross-key rules that JSON schema cannot say."""
     chains = set(config["chains"])
-    for chain in chains:
+    variants = config.get("variants", {})
+    for chain in sorted(chains):
+        chain, _, variant = chain.partition("~")
+        if variant:
+            if variant not in variants:
+                raise ConfigError(f"chains: {chain}~{variant!r} names variant {variant!r}, which is not in variants")
+            if variants[variant].get("enabled", True) is False:
+                raise ConfigError(f"chains: {chain}~{variant} uses variant {variant!r}, which has enabled: false")
+            if chain not in chains:
+                # The comparison table sets a variant against its plain chain.
+                raise ConfigError(f"chains: {chain}~{variant} needs the plain chain {chain!r} listed too")
+            passk = variants[variant].get("passk")
+            if passk and passk.get("k", 4) >= config["rl"]["group_size"]:
+                raise ConfigError(f"variants.{variant}.passk.k must be below rl.group_size")
         stages = chain.split("-")
         if len(stages) > 1 and "-".join(stages[:-1]) not in chains:
             # The prefix is trained anyway (the DAG needs it); listing it keeps the tables honest.
@@ -63,6 +76,15 @@ def _check_semantics(config: dict) -> None:
     if train.get("nodes", 1) > 1 and train.get("tasks") != train.get("nodes"):
         # scripts/accelerate_multinode.sh starts one `accelerate launch` per node through srun
         raise ConfigError("resources.train.tasks: a multi-node job runs one launcher task per node; set tasks = nodes")
+    if config["base"]["kind"] == "pretrain" and config["world"]["kind"] != "toy":
+        raise ConfigError("base.kind: pretrain needs the toy world's corpus (world.kind: toy); "
+                          "a datasets world starts from a real model (base.kind: hf or gguf_wheel)")
+    if config["base"]["kind"] == "pretrain" and config["base"].get("prompt_format", "raw") != "raw":
+        raise ConfigError("base.prompt_format: the toy model has no chat template; use raw")
+    for part in ("divergence", "intervention"):
+        extra = sorted(set(config["analysis"].get(part, {}).get("eval_sets", [])) - set(config["eval_sets"]))
+        if extra:
+            raise ConfigError(f"analysis.{part}.eval_sets: {extra} not in eval_sets (no samples to analyse)")
     s = config["sampling"]
     if s["temperature"] == 0 and s["n"] != 1:
         raise ConfigError("sampling.n: greedy decoding (temperature 0) needs n: 1")

@@ -16,24 +16,39 @@ import pandas as pd
 import torch
 
 from .atomic import atomic_dir, read_jsonl, write_json, write_text
+from . import resume as resume_state
 from .modeling import load_policy
+from .prompting import prompt_format
 from .rewards import make_reward
 
+# Remedy metrics kept in reward_curve.csv (their logged names start with these prefixes).
+REMEDY_LOGS = ("kl", "routing", "distill", "memory", "remedy", "entropy_coef")
 
-def _dataset(prompts: list[dict]):
+
+def _dataset(prompts: list[dict], prompt_format: str = "raw"):
     from datasets import Dataset
 
+    from .prompting import as_messages
+
     # kwargs differ in keys between instructions; JSON keeps Arrow from unifying them into nulls.
+    # Chat models get conversational prompts (message lists), which TRL templates itself.
     return Dataset.from_list([{
-        "prompt": r["prompt"], "prompt_id": r["id"], "answer": r.get("answer") or "",
+        "prompt": as_messages(r["prompt"]) if prompt_format == "chat" else r["prompt"],
+        "prompt_id": r["id"], "answer": r.get("answer") or "",
         "instruction_id_list": r.get("instruction_id_list") or [],
         "kwargs_json": json.dumps(r.get("kwargs") or []),
+        "extra_json": json.dumps({k: r[k] for k in ("scorer", "rg") if k in r}),
     } for r in prompts])
 
 
-def grpo_config(out: Path, rl: dict, seed: int):
+def grpo_config(out: Path, rl: dict, seed: int, remedies: dict | None = None):
+    """TRL's GRPOConfig from the `rl` section; remedies TRL implements itself (k3 KL in the loss,
+    clip-higher, entropy bonus) override the matching keys (grpo_extensions.remedy_grpo_kwargs)."""
     from trl import GRPOConfig
 
+    from .grpo_extensions import remedy_grpo_kwargs
+
+    overrides = remedy_grpo_kwargs(remedies or {})
     return GRPOConfig(
         output_dir=str(out),
         max_steps=rl["steps"],
@@ -45,9 +60,9 @@ def grpo_config(out: Path, rl: dict, seed: int):
         max_completion_length=rl["max_completion_tokens"],
         temperature=rl["temperature"],
         top_p=1.0,
-        beta=rl["beta"],
+        beta=overrides.pop("beta", rl["beta"]),
         loss_type=rl["loss_type"],
-        epsilon=rl["epsilon"],
+        epsilon=overrides.pop("epsilon", rl["epsilon"]),
         logging_steps=rl["log_every"],
         save_steps=rl["save_every"],
         save_total_limit=1,
@@ -60,14 +75,35 @@ def grpo_config(out: Path, rl: dict, seed: int):
         report_to=[],
         disable_tqdm=False,
         dataloader_num_workers=0,
+        **overrides,
     )
 
 
+def _monitor(tok, rl: dict, task: str, probes: dict[str, str] | None, csv: Path, seed: int):
+    """The support monitor (support_monitor.py) on the first `prompts` eval prompts of each task in the chain."""
+    from .support_monitor import SupportMonitor
+
+    mon = rl.get("monitor")
+    if not mon or not probes:
+        return None
+    sets = {t: [r for r in read_jsonl(p) if r["split"] == "eval"][:mon["prompts"]] for t, p in probes.items()}
+    return SupportMonitor(tok, sets, task, csv, every=mon["every"], n=mon["n"],
+                          max_new_tokens=rl["max_completion_tokens"], temperature=rl["temperature"],
+                          opening_tokens=mon["opening_tokens"], early_stop_margin=mon.get("early_stop_margin"),
+                          seed=seed)
+
+
 def train_stage(parent: str, task: str, prompts_path: str, out_manifest: str, rl: dict, seed: int,
-                chain: str, threads: int = 1) -> dict:
-    from trl import GRPOTrainer
+                chain: str, threads: int = 1, remedies: dict | None = None, teacher: str | None = None,
+                probes: dict[str, str] | None = None) -> dict:
+    """Train one stage; `remedies` (a chain variant's, see grpo_extensions.py) switch mitigations on,
+    `teacher` is the distillation teacher's manifest (default: the parent), `probes` maps each task
+    of the chain to its prompt file for the support monitor, whose CSV lands beside the manifest."""
+    from .grpo_extensions import SupportGRPOTrainer, check_remedies, resolve_remedies
 
     torch.set_num_threads(threads)
+    remedies = resolve_remedies(remedies)
+    check_remedies(remedies, rl["group_size"])
     out = Path(out_manifest).parent
     partial = out / "_partial"
     prompts = [r for r in read_jsonl(prompts_path) if r["split"] == "train"]
@@ -76,13 +112,24 @@ def train_stage(parent: str, task: str, prompts_path: str, out_manifest: str, rl
     model, tok = load_policy(parent)
     model.train()
     tok.padding_side = "left"
-    trainer = GRPOTrainer(
-        model=model, reward_funcs=[make_reward(task)], args=grpo_config(partial, rl, seed),
-        train_dataset=_dataset(prompts), processing_class=tok,
+    teacher_model = None
+    if "distill" in remedies and teacher and Path(teacher).resolve() != Path(parent).resolve():
+        teacher_model, _ = load_policy(teacher)
+    # Resume only this job's own progress, never a finished or different run's (resume.py says why).
+    resume_state.prepare(partial, {
+        "parent": resume_state.file_digest(parent), "task": task, "chain": chain, "rl": rl, "seed": seed,
+        "prompts": resume_state.file_digest(prompts_path), "remedies": remedies,
+        "teacher": resume_state.file_digest(teacher) if teacher else None})
+    monitor = _monitor(tok, rl, task, probes, partial / "monitor.csv", seed)
+    trainer = SupportGRPOTrainer(
+        model=model, reward_funcs=[make_reward(task)], args=grpo_config(partial, rl, seed, remedies),
+        train_dataset=_dataset(prompts, prompt_format(parent)), processing_class=tok, remedies=remedies, teacher=teacher_model,
+        callbacks=[monitor] if monitor else None,
     )
-    resume = any(p.name.startswith("checkpoint-") for p in partial.glob("checkpoint-*"))
+    checkpoints = sorted(partial.glob("checkpoint-*"), key=lambda p: int(p.name.split("-")[-1]))
+    resume = bool(checkpoints)
     if resume:
-        print(f"resuming from {sorted(partial.glob('checkpoint-*'))[-1]}", flush=True)
+        print(f"resuming from {checkpoints[-1]}", flush=True)
     t0 = time.time()
     trainer.train(resume_from_checkpoint=True if resume else None)
     elapsed = time.time() - t0
@@ -91,12 +138,18 @@ def train_stage(parent: str, task: str, prompts_path: str, out_manifest: str, rl
     with atomic_dir(out / "model") as tmp:
         trainer.save_model(str(tmp))
         tok.save_pretrained(tmp)
-    curve = history[[c for c in ("step", "reward", "reward_std", "kl", "entropy",
-                                 "completions/mean_length") if c in history]]
+    # A fixed column order: a resumed run reloads its log history with sorted keys.
+    keep = [c for c in ("step", "reward", "reward_std", "kl", "entropy", "completions/mean_length") if c in history]
+    curve = history[keep + sorted(c for c in history if c not in keep and c.split("/")[0] in REMEDY_LOGS)]
     write_text(out / "reward_curve.csv", curve.to_csv(index=False))
+    resume_state.discard(partial)  # a later rerun (new config or code) must start afresh
+    mon_cols = "step,task,role,n_prompts,n,pass@1,best@k,coverage,opening_entropy\n"  # header only: monitor off
+    write_text(out / "monitor.csv", monitor.rows.to_csv(index=False, float_format="%.6f") if monitor else mon_cols)
     print(curve.to_string(index=False), flush=True)
     return {
         "model_dir": "model", "chain": chain, "task": task, "seed": seed, "parent": str(parent),
         "steps": rl["steps"], "seconds": round(elapsed, 1), "resumed": resume,
         "final_reward": float(history["reward"].tail(5).mean()) if len(history) else None,
+        "remedies": remedies, "early_stop": monitor.stopped_for if monitor else None,
+        "trained_steps": int(trainer.state.global_step), "prompt_format": prompt_format(parent),
     }

@@ -19,7 +19,9 @@ validate_config(config)
 RESULTS = "results"
 PY = "python -m rlvr_support"
 TASKS = ["math", "if", "joint"]
-CHAIN_RE = r"(math|if|joint)(-(math|if|joint))*"
+# A chain is a sequence of stages, optionally with a mitigation variant applied to its LAST
+# stage: `math-if~kl` (variant names are keys of config["variants"]).
+CHAIN_RE = r"(math|if|joint)(-(math|if|joint))*(~[a-z][a-z0-9_-]*)?"
 
 
 wildcard_constraints:
@@ -64,16 +66,56 @@ def get_model(wildcards):
     return f"{RESULTS}/checkpoints/{wildcards.ckpt}/manifest.json"
 
 
+def chain_stages(chain):
+    """`math-if~kl` -> (["math", "if"], "kl"); the variant is None for a plain chain."""
+    stages, _, variant = chain.partition("~")
+    return stages.split("-"), variant or None
+
+
 def get_parent(wildcards):
-    """`math-if` continues from `math` (same seed); a one-stage chain starts from the base."""
-    stages = wildcards.chain.split("-")
+    """`math-if` (and `math-if~kl`) continues from `math` (same seed); a one-stage chain starts from the base."""
+    stages, _ = chain_stages(wildcards.chain)
     if len(stages) == 1:
         return f"{RESULTS}/checkpoints/base/manifest.json"
     return f"{RESULTS}/checkpoints/{'-'.join(stages[:-1])}/seed{wildcards.seed}/manifest.json"
 
 
+def get_task_sources(wildcards):
+    """A `datasets` world's sources for one task, as JSON for `data-sources --sources`."""
+    return json.dumps(config["world"]["tasks"][wildcards.task], sort_keys=True, separators=(",", ":"))
+
+
 def get_stage_task(wildcards):
-    return wildcards.chain.split("-")[-1]
+    return chain_stages(wildcards.chain)[0][-1]
+
+
+def get_remedies(wildcards):
+    """The variant's remedies as JSON for `train --remedies` ({} for a plain chain)."""
+    _, variant = chain_stages(wildcards.chain)
+    spec = config.get("variants", {}).get(variant, {}) if variant else {}
+    remedies = {k: v for k, v in spec.items() if k not in ("enabled", "description")}
+    return json.dumps(remedies, sort_keys=True, separators=(",", ":"))
+
+
+def get_teacher(wildcards):
+    """Distillation teacher: the stage's parent (default) or the base policy."""
+    _, variant = chain_stages(wildcards.chain)
+    distill = config.get("variants", {}).get(variant, {}).get("distill") if variant else None
+    if distill and distill.get("teacher", "parent") == "base":
+        return f"{RESULTS}/checkpoints/base/manifest.json"
+    return get_parent(wildcards)
+
+
+def get_probe_prompts(wildcards):
+    """Prompt files of every task of the chain so far (current and previous): the monitor's probes."""
+    stages, _ = chain_stages(wildcards.chain)
+    return [f"{RESULTS}/data/prompts/{t}.jsonl" for t in dict.fromkeys(stages)]
+
+
+def get_probe_args(wildcards):
+    """`task=path` pairs for `train --probe`."""
+    stages, _ = chain_stages(wildcards.chain)
+    return " ".join(f"{t}={RESULTS}/data/prompts/{t}.jsonl" for t in dict.fromkeys(stages))
 
 
 def get_stage_prompts(wildcards):
@@ -82,6 +124,23 @@ def get_stage_prompts(wildcards):
 
 def get_all_scores(wildcards=None):
     return [f"{RESULTS}/scores/{c}/{e}.parquet" for c in checkpoints() for e in config["eval_sets"]]
+
+
+def sequential_chains():
+    """Chains of two or more stages (variants included): the ones the remedy comparison covers."""
+    return [c for c in config["chains"] if len(chain_stages(c)[0]) > 1]
+
+
+def get_monitor_files(wildcards):
+    return [f"{RESULTS}/checkpoints/{wildcards.chain}/seed{s}/monitor.csv" for s in config["rl"]["seeds"]]
+
+
+def get_remedy_outputs():
+    """Remedy table + trade-off figure (when a sequential chain exists) and one monitor figure per chain."""
+    out = [f"{RESULTS}/figures/monitor/{c}.png" for c in config["chains"]]
+    if sequential_chains():
+        out += [f"{RESULTS}/tables/remedies.csv", f"{RESULTS}/figures/remedy_tradeoff.png"]
+    return out
 
 
 def get_figures():
@@ -96,6 +155,8 @@ def get_final_output():
         f"{RESULTS}/tables/headline.csv",
         f"{RESULTS}/tables/headline.md",
         *get_figures(),
+        *get_remedy_outputs(),
+        *get_support_outputs(),  # workflow/rules/support.smk
     ]
 
 

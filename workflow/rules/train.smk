@@ -2,8 +2,11 @@ rule train_stage:
     input:
         parent=get_parent,
         prompts=get_stage_prompts,
+        teacher=get_teacher,
+        probes=get_probe_prompts,
     output:
-        f"{RESULTS}/checkpoints/{{chain}}/seed{{seed}}/manifest.json",
+        manifest=f"{RESULTS}/checkpoints/{{chain}}/seed{{seed}}/manifest.json",
+        monitor=f"{RESULTS}/checkpoints/{{chain}}/seed{{seed}}/monitor.csv",
     log:
         f"{RESULTS}/logs/train/{{chain}}/seed{{seed}}.log",
     benchmark:
@@ -11,7 +14,11 @@ rule train_stage:
     params:
         task=get_stage_task,
         cfg=as_json("rl"),
-        code=get_code("grpo", "rewards", "scoring", "verifiers", "modeling", "devices", "cli"),
+        remedies=get_remedies,
+        probes=get_probe_args,
+        code=get_code("grpo", "grpo_extensions", "advantages", "memory_net", "support_monitor", "sampling.hf",
+                      "metrics.passk", "metrics.openings", "analysis.scores", "rewards", "scoring", "verifiers",
+                      "modeling", "devices", "cli"),
         launcher=get_train_launcher,
         gpus=get_gpus_per_node("train"),
     threads: get_threads("train")
@@ -27,4 +34,5 @@ rule train_stage:
     shell:
         "{params.launcher} train --parent {input.parent} --task {params.task} --prompts {input.prompts} "
         "--cfg {params.cfg:q} --seed {wildcards.seed} --chain {wildcards.chain} "
-        "--out {output} --threads {threads} --gpus {params.gpus} > {log} 2>&1"
+        "--remedies {params.remedies:q} --teacher {input.teacher} --probe {params.probes} "
+        "--out {output.manifest} --threads {threads} --gpus {params.gpus} > {log} 2>&1"
