@@ -40,6 +40,14 @@ def atomic_dir(path: str | os.PathLike):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def publish_dir(staged: str | os.PathLike, path: str | os.PathLike) -> None:
+    """Move a finished directory onto `path` (same filesystem), replacing what was there."""
+    path = Path(path)
+    if path.exists():
+        shutil.rmtree(path)
+    os.replace(staged, path)
+
+
 def write_text(path, text: str) -> None:
     with atomic_path(path) as tmp:
         tmp.write_text(text)

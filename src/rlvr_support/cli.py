@@ -71,7 +71,8 @@ def cmd_train(a):
     probes = dict(p.split("=", 1) for p in a.probe) if a.probe else None
     manifest = train_stage(a.parent, a.task, a.prompts, a.out, a.cfg, a.seed, a.chain, threads=a.threads,
                            remedies=a.remedies, teacher=a.teacher, probes=probes)
-    write_json(a.out, manifest)
+    if manifest is not None:  # None on the non-main processes of a multi-GPU run
+        write_json(a.out, manifest)
 
 
 def cmd_sample(a):

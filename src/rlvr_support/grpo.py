@@ -15,7 +15,7 @@ from pathlib import Path
 import pandas as pd
 import torch
 
-from .atomic import atomic_dir, read_jsonl, write_json, write_text
+from .atomic import publish_dir, read_jsonl, write_text
 from . import resume as resume_state
 from .modeling import load_policy
 from .prompting import prompt_format
@@ -95,10 +95,11 @@ def _monitor(tok, rl: dict, task: str, probes: dict[str, str] | None, csv: Path,
 
 def train_stage(parent: str, task: str, prompts_path: str, out_manifest: str, rl: dict, seed: int,
                 chain: str, threads: int = 1, remedies: dict | None = None, teacher: str | None = None,
-                probes: dict[str, str] | None = None) -> dict:
+                probes: dict[str, str] | None = None) -> dict | None:
     """Train one stage; `remedies` (a chain variant's, see grpo_extensions.py) switch mitigations on,
     `teacher` is the distillation teacher's manifest (default: the parent), `probes` maps each task
-    of the chain to its prompt file for the support monitor, whose CSV lands beside the manifest."""
+    of the chain to its prompt file for the support monitor, whose CSV lands beside the manifest.
+    Returns the manifest on the main process and None on the others (multi-GPU runs)."""
     from .grpo_extensions import SupportGRPOTrainer, check_remedies, resolve_remedies
 
     torch.set_num_threads(threads)
@@ -135,9 +136,15 @@ def train_stage(parent: str, task: str, prompts_path: str, out_manifest: str, rl
     elapsed = time.time() - t0
 
     history = pd.DataFrame([h for h in trainer.state.log_history if "reward" in h])
-    with atomic_dir(out / "model") as tmp:
-        trainer.save_model(str(tmp))
-        tok.save_pretrained(tmp)
+    # Under accelerate every process must call save_model (ZeRO-3 gathers the shards there) into
+    # the same directory; only the main process writes files and publishes the checkpoint.
+    staged = partial / "final-model"
+    trainer.save_model(str(staged))
+    trainer.accelerator.wait_for_everyone()
+    if not trainer.accelerator.is_main_process:
+        return None
+    tok.save_pretrained(staged)
+    publish_dir(staged, out / "model")
     # A fixed column order: a resumed run reloads its log history with sorted keys.
     keep = [c for c in ("step", "reward", "reward_std", "kl", "entropy", "completions/mean_length") if c in history]
     curve = history[keep + sorted(c for c in history if c not in keep and c.split("/")[0] in REMEDY_LOGS)]
