@@ -53,3 +53,14 @@ def test_paired_diff_hand_example():
     (float("nan"), 0.2, +1, "inconclusive")])
 def test_verdict(low, high, sign, expected):
     assert verdict(low, high, sign) == expected
+
+
+def test_analysis_defaults_fill_missing_keys_only():
+    from rlvr_support.analysis.defaults import ANALYSIS_DEFAULTS, with_defaults
+
+    out = with_defaults({"bootstrap": 10, "ci": 0.9, "seed": 0, "opening_tokens": 2}, eval_sets=["math", "if"])
+    assert out["opening_tokens"] == 2 and out["support_delta"] == ANALYSIS_DEFAULTS["support_delta"]
+    assert out["divergence"]["eval_sets"] == ["math", "if"]  # a defaulted list follows the study's eval sets
+    explicit = with_defaults({"divergence": {"eval_sets": ["if"], "prompts": 3}}, eval_sets=["math", "if"])
+    assert explicit["divergence"]["eval_sets"] == ["if"] and explicit["divergence"]["prompts"] == 3
+    assert explicit["divergence"]["batch"] == ANALYSIS_DEFAULTS["divergence"]["batch"]

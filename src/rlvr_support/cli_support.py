@@ -167,7 +167,7 @@ def cmd_figure_intervention(a):
 
     from .figures.intervention_bars import plot_intervention
 
-    plot_intervention(pd.read_csv(a.table), a.eval_set, a.out)
+    plot_intervention(pd.read_csv(a.table, dtype={"opening": str, "opening_text": str}), a.eval_set, a.out)
 
 
 def cmd_perplexity(a):

@@ -58,7 +58,9 @@ class ForcedTokenizer:
         pad = self._tok.pad_token_id
         ids = torch.tensor([[pad] * (width - len(s)) + s for s in seqs], dtype=torch.long)
         mask = torch.tensor([[0] * (width - len(s)) + [1] * len(s) for s in seqs], dtype=torch.long)
-        return {"input_ids": ids, "attention_mask": mask}
+        from transformers import BatchEncoding
+
+        return BatchEncoding({"input_ids": ids, "attention_mask": mask})
 
 
 def intervention_run(models: dict[str, str], samples: dict[str, str], prompts_path: str, *, m: int, cfg: dict,

@@ -16,6 +16,12 @@ def plot_intervention(per_opening: pd.DataFrame, eval_set: str, out_png: str) ->
 
     if per_opening.empty:
         raise ValueError(f"no intervention rows for eval set {eval_set!r}")
+    per_opening = per_opening.copy()
+    # an opening that decodes to nothing visible (e.g. only spacing tokens) is labelled by its token ids
+    text = per_opening["opening_text"].fillna("").astype(str)
+    ids = per_opening["opening"].fillna("").astype(str)
+    per_opening["opening_text"] = [repr(t) if t.strip() else (f"[{o}]" if o else "[empty response]")
+                                   for t, o in zip(text, ids)]
     d = per_opening.groupby(["chain", "opening_text"], sort=False)[["success", "success_lo", "success_hi", "p_model"]].mean().reset_index()
     chains = sorted(set(d["chain"]), key=chain_sort_key)
     opens = list(dict.fromkeys(per_opening["opening_text"]))
@@ -29,7 +35,7 @@ def plot_intervention(per_opening: pd.DataFrame, eval_set: str, out_png: str) ->
         ax.bar(xs, g["success"], width=width, color=palette[chain], label=chain)
         ax.errorbar(xs, g["success"], yerr=[g["success"] - g["success_lo"], g["success_hi"] - g["success"]],
                     fmt="none", ecolor="black", lw=0.8, capsize=1.5)
-    ax.set_xticks(x, [repr(o) for o in opens], rotation=20, ha="right", fontsize=7)
+    ax.set_xticks(x, opens, rotation=20, ha="right", fontsize=7)
     ax.set_ylim(0, 1.05)
     ax.set_ylabel("success after the forced opening")
     ax.set_title(f"{eval_set}: searchability of each forced opening")

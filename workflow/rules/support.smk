@@ -1,0 +1,451 @@
+# Support analyses (seeds 000 and 003): empirical support categories, entropies, position-wise
+# JS divergence, openings, the opening intervention, reference perplexity and the claims table.
+# Model-based jobs (positional_js, opening_intervention, perplexity) run on CPU on a subsample
+# set in config["analysis"]; everything else reads samples and scores only.
+
+localrules:
+    support_table,
+    figure_support,
+    entropy_table,
+    figure_entropy,
+    js_table,
+    figure_js,
+    openings_table,
+    figure_openings,
+    intervention_table,
+    figure_intervention,
+    perplexity_table,
+    figure_perplexity,
+    claims_table,
+
+
+from rlvr_support.analysis.defaults import with_defaults
+
+# the analysis section with the support keys' defaults filled in (analysis/defaults.py)
+ANALYSIS = with_defaults(config["analysis"], config["eval_sets"])
+ANALYSIS_JSON = json.dumps(ANALYSIS, sort_keys=True, separators=(",", ":"))
+SUPPORT_CODE = ("analysis", "metrics", "cli", "cli_support", "atomic")
+FIGURE_CODE = ("figures", "analysis.runs", "cli", "cli_support")
+
+
+def rl_checkpoints():
+    return [c for c in checkpoints() if c != "base"]
+
+
+def get_all_samples(wildcards=None):
+    return [f"{RESULTS}/samples/{c}/{e}.parquet" for c in checkpoints() for e in config["eval_sets"]]
+
+
+def get_js_eval_sets():
+    return [e for e in config["eval_sets"] if e in ANALYSIS["divergence"]["eval_sets"]]
+
+
+def get_intervention_eval_sets():
+    return [e for e in config["eval_sets"] if e in ANALYSIS["intervention"]["eval_sets"]]
+
+
+def has_perplexity():
+    """Reference solutions exist in the toy world only."""
+    return config["world"]["kind"] == "toy"
+
+
+def get_js_runs(wildcards=None):
+    return [f"{RESULTS}/analysis/js/{c}/{e}.parquet" for c in rl_checkpoints() for e in get_js_eval_sets()]
+
+
+def get_perplexity_runs(wildcards=None):
+    return [f"{RESULTS}/analysis/perplexity/{c}/math.parquet" for c in checkpoints()]
+
+
+def get_intervention_models(wildcards):
+    return [f"{RESULTS}/checkpoints/{c}/manifest.json" for c in checkpoints()]
+
+
+def get_intervention_samples(wildcards):
+    return [f"{RESULTS}/samples/{c}/{wildcards.eval_set}.parquet" for c in checkpoints()]
+
+
+def get_intervention_scores(wildcards):
+    return [f"{RESULTS}/scores/{c}/{wildcards.eval_set}.parquet" for c in checkpoints()]
+
+
+def labelled(kind, eval_set=None):
+    """`label=path` pairs (label: base or chain/seedK) for the intervention verbs."""
+    path = {"models": "checkpoints/{c}/manifest.json", "samples": "samples/{c}/{e}.parquet",
+            "scores": "scores/{c}/{e}.parquet"}[kind]
+    return " ".join(f"{c}={RESULTS}/" + path.format(c=c, e=eval_set) for c in checkpoints())
+
+
+def get_intervention_labels(kind):
+    def pairs(wildcards):
+        return labelled(kind, wildcards.eval_set)
+
+    return pairs
+
+
+def get_claims_inputs(wildcards=None):
+    ins = {
+        "scores": get_all_scores(),
+        "passk": f"{RESULTS}/tables/passk.csv",
+        "support": f"{RESULTS}/tables/support.csv",
+        "support_per_prompt": f"{RESULTS}/tables/support_categories.csv",
+        "entropy": f"{RESULTS}/tables/entropy.csv",
+        "styles": f"{RESULTS}/tables/openings_styles.csv",
+        "decomposition": [f"{RESULTS}/tables/intervention_decomposition_{e}.csv" for e in get_intervention_eval_sets()],
+    }
+    if get_js_eval_sets():
+        ins["js"] = f"{RESULTS}/tables/js_share.csv"
+    if has_perplexity():
+        ins["perplexity"] = f"{RESULTS}/tables/perplexity.csv"
+    return ins
+
+
+def get_claims_args(wildcards, input):
+    args = []
+    if "js" in input.keys():
+        args.append(f"--js-share {input.js}")
+    if "perplexity" in input.keys():
+        args.append(f"--perplexity {input.perplexity}")
+    if get_intervention_eval_sets():
+        args.append("--decomposition " + " ".join(
+            f"{e}={RESULTS}/tables/intervention_decomposition_{e}.csv" for e in get_intervention_eval_sets()))
+    return " ".join(args)
+
+
+def get_support_outputs():
+    """Every table and figure of this file: targets of `all`."""
+    out = [f"{RESULTS}/tables/{t}" for t in (
+        "support.csv", "support.md", "support_categories.csv", "entropy.csv", "entropy.md", "openings.csv",
+        "openings.md", "openings_summary.csv", "openings_styles.csv", "claims.csv", "claims.md")]
+    out += [f"{RESULTS}/figures/support_{e}.png" for e in config["eval_sets"]]
+    out += [f"{RESULTS}/figures/openings_{e}.png" for e in config["eval_sets"]]
+    out.append(f"{RESULTS}/figures/entropy.png")
+    if get_js_eval_sets():
+        out += [f"{RESULTS}/tables/js_share.csv", f"{RESULTS}/tables/js_positions.csv"]
+        out += [f"{RESULTS}/figures/js_{e}.png" for e in get_js_eval_sets()]
+    for e in get_intervention_eval_sets():
+        out += [f"{RESULTS}/tables/intervention_{e}.csv", f"{RESULTS}/tables/intervention_decomposition_{e}.csv",
+                f"{RESULTS}/figures/intervention_{e}.png"]
+    if has_perplexity():
+        out += [f"{RESULTS}/tables/perplexity.csv", f"{RESULTS}/figures/perplexity.png"]
+    return out
+
+
+# ---------------------------------------------------------------- support categories (003)
+rule support_table:
+    input:
+        get_all_scores,
+    output:
+        table=report(f"{RESULTS}/tables/support.csv", caption="../report/support_table.rst", category="2. support"),
+        md=f"{RESULTS}/tables/support.md",
+        per_prompt=f"{RESULTS}/tables/support_categories.csv",
+    log:
+        f"{RESULTS}/logs/analyse/support_table.log",
+    params:
+        cfg=ANALYSIS_JSON,
+        code=get_code(*SUPPORT_CODE),
+    threads: 1
+    shell:
+        "{PY} support-table --scores {input} --scores-root {RESULTS}/scores --cfg {params.cfg:q} "
+        "--out {output.table} --out-per-prompt {output.per_prompt} > {log} 2>&1"
+
+
+rule figure_support:
+    input:
+        f"{RESULTS}/tables/support.csv",
+    output:
+        png=report(f"{RESULTS}/figures/support_{{eval_set}}.png", caption="../report/support_bars.rst",
+                   category="2. support", labels={"figure": "support categories", "eval set": "{eval_set}"}),
+        pdf=f"{RESULTS}/figures/support_{{eval_set}}.pdf",
+    log:
+        f"{RESULTS}/logs/figures/support_{{eval_set}}.log",
+    params:
+        code=get_code(*FIGURE_CODE),
+    threads: 1
+    shell:
+        "{PY} figure-support --table {input} --eval-set {wildcards.eval_set} --out {output.png} > {log} 2>&1"
+
+
+# ---------------------------------------------------------------- entropies (003)
+rule entropy_table:
+    input:
+        samples=get_all_samples,
+        scores=get_all_scores,
+    output:
+        table=report(f"{RESULTS}/tables/entropy.csv", caption="../report/entropy_table.rst", category="3. entropy"),
+        md=f"{RESULTS}/tables/entropy.md",
+    log:
+        f"{RESULTS}/logs/analyse/entropy_table.log",
+    params:
+        cfg=ANALYSIS_JSON,
+        code=get_code(*SUPPORT_CODE),
+    threads: 1
+    shell:
+        "{PY} entropy-table --samples {input.samples} --samples-root {RESULTS}/samples --scores {input.scores} "
+        "--scores-root {RESULTS}/scores --cfg {params.cfg:q} --out {output.table} > {log} 2>&1"
+
+
+rule figure_entropy:
+    input:
+        f"{RESULTS}/tables/entropy.csv",
+    output:
+        png=report(f"{RESULTS}/figures/entropy.png", caption="../report/entropy_bars.rst", category="3. entropy",
+                   labels={"figure": "entropies"}),
+        pdf=f"{RESULTS}/figures/entropy.pdf",
+    log:
+        f"{RESULTS}/logs/figures/entropy.log",
+    params:
+        code=get_code(*FIGURE_CODE),
+    threads: 1
+    shell:
+        "{PY} figure-entropy --table {input} --out {output.png} > {log} 2>&1"
+
+
+# ---------------------------------------------------------------- position-wise JS divergence (000)
+rule positional_js:
+    input:
+        base_model=f"{RESULTS}/checkpoints/base/manifest.json",
+        model=f"{RESULTS}/checkpoints/{{chain}}/seed{{seed}}/manifest.json",
+        base_samples=f"{RESULTS}/samples/base/{{eval_set}}.parquet",
+        samples=f"{RESULTS}/samples/{{chain}}/seed{{seed}}/{{eval_set}}.parquet",
+        prompts=f"{RESULTS}/data/prompts/{{eval_set}}.jsonl",
+    output:
+        f"{RESULTS}/analysis/js/{{chain}}/seed{{seed}}/{{eval_set}}.parquet",
+    log:
+        f"{RESULTS}/logs/analyse/js/{{chain}}/seed{{seed}}/{{eval_set}}.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/analyse/js/{{chain}}/seed{{seed}}/{{eval_set}}.tsv"
+    params:
+        cfg=ANALYSIS_JSON,
+        code=get_code("analysis", "metrics", "modeling", "cli", "cli_support"),
+    threads: 1
+    resources:
+        mem_mb=get_mem_mb("sample"),
+        runtime=get_runtime("sample"),
+    shell:
+        "{PY} positional-js --base-model {input.base_model} --model {input.model} --base-samples {input.base_samples} "
+        "--samples {input.samples} --prompts {input.prompts} --cfg {params.cfg:q} --out {output} "
+        "--threads {threads} > {log} 2>&1"
+
+
+rule js_table:
+    input:
+        get_js_runs,
+    output:
+        positions=f"{RESULTS}/tables/js_positions.csv",
+        table=report(f"{RESULTS}/tables/js_share.csv", caption="../report/js_share.rst", category="4. divergence and openings"),
+        md=f"{RESULTS}/tables/js_share.md",
+    log:
+        f"{RESULTS}/logs/analyse/js_table.log",
+    params:
+        cfg=ANALYSIS_JSON,
+        code=get_code(*SUPPORT_CODE),
+    threads: 1
+    shell:
+        "{PY} js-table --runs {input} --runs-root {RESULTS}/analysis/js --cfg {params.cfg:q} "
+        "--out-positions {output.positions} --out {output.table} > {log} 2>&1"
+
+
+rule figure_js:
+    input:
+        f"{RESULTS}/tables/js_positions.csv",
+    output:
+        png=report(f"{RESULTS}/figures/js_{{eval_set}}.png", caption="../report/js_curves.rst",
+                   category="4. divergence and openings", labels={"figure": "JS by position", "eval set": "{eval_set}"}),
+        pdf=f"{RESULTS}/figures/js_{{eval_set}}.pdf",
+    log:
+        f"{RESULTS}/logs/figures/js_{{eval_set}}.log",
+    params:
+        m=ANALYSIS["opening_tokens"],
+        code=get_code(*FIGURE_CODE),
+    threads: 1
+    shell:
+        "{PY} figure-js --table {input} --eval-set {wildcards.eval_set} --m {params.m} --out {output.png} > {log} 2>&1"
+
+
+# ---------------------------------------------------------------- openings (000)
+rule openings_table:
+    input:
+        samples=get_all_samples,
+        tokenizer=f"{RESULTS}/checkpoints/base/manifest.json",
+    output:
+        table=report(f"{RESULTS}/tables/openings.csv", caption="../report/openings_table.rst",
+                     category="4. divergence and openings"),
+        md=f"{RESULTS}/tables/openings.md",
+        summary=f"{RESULTS}/tables/openings_summary.csv",
+        summary_md=f"{RESULTS}/tables/openings_summary.md",
+        styles=f"{RESULTS}/tables/openings_styles.csv",
+    log:
+        f"{RESULTS}/logs/analyse/openings_table.log",
+    params:
+        cfg=ANALYSIS_JSON,
+        code=get_code(*SUPPORT_CODE),
+    threads: 1
+    shell:
+        "{PY} openings-table --samples {input.samples} --samples-root {RESULTS}/samples --tokenizer {input.tokenizer} "
+        "--cfg {params.cfg:q} --out {output.table} --out-summary {output.summary} --out-styles {output.styles} "
+        "> {log} 2>&1"
+
+
+rule figure_openings:
+    input:
+        f"{RESULTS}/tables/openings.csv",
+    output:
+        png=report(f"{RESULTS}/figures/openings_{{eval_set}}.png", caption="../report/openings_scatter.rst",
+                   category="4. divergence and openings", labels={"figure": "openings", "eval set": "{eval_set}"}),
+        pdf=f"{RESULTS}/figures/openings_{{eval_set}}.pdf",
+    log:
+        f"{RESULTS}/logs/figures/openings_{{eval_set}}.log",
+    params:
+        code=get_code(*FIGURE_CODE),
+    threads: 1
+    shell:
+        "{PY} figure-openings --table {input} --eval-set {wildcards.eval_set} --out {output.png} > {log} 2>&1"
+
+
+rule opening_intervention:
+    input:
+        models=get_intervention_models,
+        samples=get_intervention_samples,
+        prompts=f"{RESULTS}/data/prompts/{{eval_set}}.jsonl",
+    output:
+        f"{RESULTS}/analysis/intervention/{{eval_set}}.parquet",
+    log:
+        f"{RESULTS}/logs/analyse/intervention/{{eval_set}}.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/analyse/intervention/{{eval_set}}.tsv"
+    params:
+        models=get_intervention_labels("models"),
+        samples=get_intervention_labels("samples"),
+        cfg=ANALYSIS_JSON,
+        sampling=as_json("sampling"),
+        scoring=as_json("scoring"),
+        code=get_code("analysis", "metrics", "modeling", "sample", "sampling", "scoring", "verifiers", "cli",
+                      "cli_support"),
+    threads: 1
+    resources:
+        mem_mb=get_mem_mb("sample"),
+        runtime=get_runtime("sample"),
+    shell:
+        "{PY} opening-intervention --models {params.models} --samples {params.samples} --prompts {input.prompts} "
+        "--cfg {params.cfg:q} --sampling {params.sampling:q} --scoring {params.scoring:q} --out {output} "
+        "--threads {threads} > {log} 2>&1"
+
+
+rule intervention_table:
+    input:
+        run=f"{RESULTS}/analysis/intervention/{{eval_set}}.parquet",
+        samples=get_intervention_samples,
+        scores=get_intervention_scores,
+    output:
+        table=report(f"{RESULTS}/tables/intervention_{{eval_set}}.csv", caption="../report/intervention_table.rst",
+                     category="4. divergence and openings", labels={"table": "intervention", "eval set": "{eval_set}"}),
+        md=f"{RESULTS}/tables/intervention_{{eval_set}}.md",
+        decomposition=report(f"{RESULTS}/tables/intervention_decomposition_{{eval_set}}.csv",
+                             caption="../report/intervention_decomposition.rst", category="4. divergence and openings",
+                             labels={"table": "decomposition", "eval set": "{eval_set}"}),
+        decomposition_md=f"{RESULTS}/tables/intervention_decomposition_{{eval_set}}.md",
+    log:
+        f"{RESULTS}/logs/analyse/intervention_table_{{eval_set}}.log",
+    params:
+        samples=get_intervention_labels("samples"),
+        scores=get_intervention_labels("scores"),
+        cfg=ANALYSIS_JSON,
+        code=get_code(*SUPPORT_CODE),
+    threads: 1
+    shell:
+        "{PY} intervention-table --run {input.run} --samples {params.samples} --scores {params.scores} "
+        "--cfg {params.cfg:q} --out {output.table} --out-decomposition {output.decomposition} > {log} 2>&1"
+
+
+rule figure_intervention:
+    input:
+        f"{RESULTS}/tables/intervention_{{eval_set}}.csv",
+    output:
+        png=report(f"{RESULTS}/figures/intervention_{{eval_set}}.png", caption="../report/intervention_bars.rst",
+                   category="4. divergence and openings", labels={"figure": "forced openings", "eval set": "{eval_set}"}),
+        pdf=f"{RESULTS}/figures/intervention_{{eval_set}}.pdf",
+    log:
+        f"{RESULTS}/logs/figures/intervention_{{eval_set}}.log",
+    params:
+        code=get_code(*FIGURE_CODE),
+    threads: 1
+    shell:
+        "{PY} figure-intervention --table {input} --eval-set {wildcards.eval_set} --out {output.png} > {log} 2>&1"
+
+
+# ---------------------------------------------------------------- reference perplexity (003)
+rule perplexity:
+    input:
+        model=get_model,
+        prompts=f"{RESULTS}/data/prompts/math.jsonl",
+    output:
+        f"{RESULTS}/analysis/perplexity/{{ckpt}}/math.parquet",
+    log:
+        f"{RESULTS}/logs/analyse/perplexity/{{ckpt}}.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/analyse/perplexity/{{ckpt}}.tsv"
+    params:
+        cfg=ANALYSIS_JSON,
+        code=get_code("analysis", "metrics", "modeling", "toyworld", "cli", "cli_support"),
+    threads: 1
+    resources:
+        mem_mb=get_mem_mb("sample"),
+        runtime=get_runtime("sample"),
+    shell:
+        "{PY} perplexity --model {input.model} --prompts {input.prompts} --cfg {params.cfg:q} --out {output} "
+        "--threads {threads} > {log} 2>&1"
+
+
+rule perplexity_table:
+    input:
+        get_perplexity_runs,
+    output:
+        table=report(f"{RESULTS}/tables/perplexity.csv", caption="../report/perplexity_table.rst", category="3. entropy"),
+        md=f"{RESULTS}/tables/perplexity.md",
+    log:
+        f"{RESULTS}/logs/analyse/perplexity_table.log",
+    params:
+        cfg=ANALYSIS_JSON,
+        code=get_code(*SUPPORT_CODE),
+    threads: 1
+    shell:
+        "{PY} perplexity-table --runs {input} --runs-root {RESULTS}/analysis/perplexity --cfg {params.cfg:q} "
+        "--out {output.table} > {log} 2>&1"
+
+
+rule figure_perplexity:
+    input:
+        f"{RESULTS}/tables/perplexity.csv",
+    output:
+        png=report(f"{RESULTS}/figures/perplexity.png", caption="../report/perplexity_bars.rst", category="3. entropy",
+                   labels={"figure": "reference perplexity"}),
+        pdf=f"{RESULTS}/figures/perplexity.pdf",
+    log:
+        f"{RESULTS}/logs/figures/perplexity.log",
+    params:
+        code=get_code(*FIGURE_CODE),
+    threads: 1
+    shell:
+        "{PY} figure-perplexity --table {input} --out {output.png} > {log} 2>&1"
+
+
+# ---------------------------------------------------------------- claims of the three papers
+rule claims_table:
+    input:
+        unpack(get_claims_inputs),
+    output:
+        table=report(f"{RESULTS}/tables/claims.csv", caption="../report/claims.rst", category="0. claims"),
+        md=f"{RESULTS}/tables/claims.md",
+    log:
+        f"{RESULTS}/logs/analyse/claims.log",
+    params:
+        optional=get_claims_args,
+        cfg=ANALYSIS_JSON,
+        code=get_code(*SUPPORT_CODE),
+    threads: 1
+    shell:
+        "{PY} claims --scores {input.scores} --scores-root {RESULTS}/scores --passk-source {input.passk} "
+        "--support-per-prompt {input.support_per_prompt} --support-source {input.support} "
+        "--entropy {input.entropy} --styles {input.styles} --openings-source {input.styles} {params.optional} "
+        "--cfg {params.cfg:q} --out {output.table} > {log} 2>&1"
