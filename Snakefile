@@ -23,6 +23,7 @@ include: "workflow/rules/score.smk"
 include: "workflow/rules/analyse.smk"
 include: "workflow/rules/support.smk"
 include: "workflow/rules/remedies.smk"
+include: "workflow/rules/routed.smk"
 
 
 rule all:

@@ -80,7 +80,10 @@ def cmd_sample(a):
     from .sample import sample_checkpoint
 
     t0 = time.time()
-    df = sample_checkpoint(a.model, a.prompts, a.out, a.cfg, a.job, threads=a.threads, shard=a.shard)
+    routing = ({"reference": a.route_from, "gamma": a.route_gamma, "tokens": a.route_tokens}
+               if a.route_from else None)
+    df = sample_checkpoint(a.model, a.prompts, a.out, a.cfg, a.job, threads=a.threads, shard=a.shard,
+                           routing=routing)
     dt = time.time() - t0
     print(f"{len(df)} samples, {int(df['n_tokens'].sum())} tokens in {dt:.1f}s "
           f"({df['n_tokens'].sum() / max(dt, 1e-9):.0f} tokens/s)")
@@ -119,6 +122,23 @@ def cmd_passk_table(a):
         md = to_markdown(head, ["pass@1", "best@kmax", "coverage@kmax"])
         write_text(Path(a.headline).with_suffix(".md"), md)
         print(md)
+
+
+def cmd_routed_table(a):
+    import pandas as pd
+
+    from .analysis.passk_table import to_markdown
+    from .analysis.routed_table import routed_summary, routed_table
+    from .analysis.scores import parse_score_path
+    from .atomic import write_text
+
+    files = [parse_score_path(p, a.scores_root) for p in a.scores]
+    table = routed_table(pd.read_csv(a.plain_table), files, n_boot=a.cfg["bootstrap"], ci=a.cfg["ci"],
+                         seed=a.cfg["seed"])
+    write_text(a.out, table.to_csv(index=False, float_format="%.6f"))
+    md = to_markdown(routed_summary(table), ["pass@1", "best@kmax"])
+    write_text(Path(a.out).with_suffix(".md"), md)
+    print(md)
 
 
 def cmd_figure_passk(a):
@@ -200,6 +220,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--threads", type=int, default=1)
     s.add_argument("--gpus", type=int, default=0, help=GPUS_HELP)
     s.add_argument("--shard", type=int, default=0, help="which of the config's sampling.shards prompt blocks (0-based)")
+    s.add_argument("--route-from", help="routing prior: the reference policy's manifest (first tokens come from it)")
+    s.add_argument("--route-gamma", type=float, default=0.5, help="routing prior: share of samples routed")
+    s.add_argument("--route-tokens", type=int, default=3, help="routing prior: tokens taken from the reference")
 
     s = verb("sample-merge", cmd_sample_merge, "Concatenate sample shards (in shard order) into one Parquet file.")
     s.add_argument("--shards", nargs="+", required=True, help="shard files, in shard order")
@@ -217,6 +240,13 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--cfg", type=_json, required=True, help="the config's `analysis` section as JSON")
     s.add_argument("--out", required=True)
     s.add_argument("--headline", help="also write the headline table here (CSV, and .md beside it)")
+
+    s = verb("routed-table", cmd_routed_table, "Routing prior at sampling time vs plain sampling (pass@1, best@k).")
+    s.add_argument("--plain-table", required=True, help="the study's passk.csv")
+    s.add_argument("--scores", nargs="+", required=True, help="score files of the routed samples")
+    s.add_argument("--scores-root", required=True)
+    s.add_argument("--cfg", type=_json, required=True, help="the config's `analysis` section as JSON")
+    s.add_argument("--out", required=True, help="CSV; the Markdown summary is written beside it")
 
     s = verb("figure-passk", cmd_figure_passk, "pass@k curves for one eval set (PNG and PDF).")
     s.add_argument("--table", required=True)

@@ -48,6 +48,13 @@ def validate_config(config: dict, schema_path: str | Path = SCHEMA) -> dict:
 def _check_semantics(config: dict) -> None:
     """Cross-key rules that JSON schema cannot say."""
     chains = set(config["chains"])
+    routing = config["sampling"].get("routing")
+    if routing:
+        unknown = [c for c in routing["chains"] if c not in chains]
+        if unknown:
+            raise ConfigError(f"sampling.routing.chains: {unknown} are not listed in chains")
+        if routing["tokens"] >= config["sampling"]["max_new_tokens"]:
+            raise ConfigError("sampling.routing.tokens: must be smaller than sampling.max_new_tokens")
     variants = config.get("variants", {})
     for chain in sorted(chains):
         chain, _, variant = chain.partition("~")

@@ -53,14 +53,24 @@ def choose_backend(backend: str, model) -> str:
 
 
 def sample_checkpoint(model_path: str, prompts_path: str, out: str, cfg: dict, job: str, threads: int = 1,
-                      shard: int = 0) -> pd.DataFrame:
+                      shard: int = 0, routing: dict | None = None) -> pd.DataFrame:
+    """Sample and write `out`; `routing` ({reference, gamma, tokens}) applies the routing prior
+    (sampling/routed.py) with the reference policy's manifest as `reference`."""
     torch.set_num_threads(threads)
     shards = cfg.get("shards", 1)
     offset, prompts = shard_prompts(eval_prompts(prompts_path), shard, shards)
     # one shard keeps the unsharded seed, so `shards: 1` reproduces earlier samples exactly
     seed = job_seed(cfg["seed"], job) if shards == 1 else job_seed(cfg["seed"], job, f"shard{shard}of{shards}")
     kw = dict(n=cfg["n"], temperature=cfg["temperature"], top_p=cfg["top_p"], max_new_tokens=cfg["max_new_tokens"])
-    if cfg["backend"] == "vllm":
+    if routing is not None:
+        from .sampling.routed import generate_routed
+
+        model, tok = load_policy(model_path)
+        reference, _ = load_policy(routing["reference"])
+        texts = render(tok, [p["prompt"] for p in prompts], prompt_format(model_path))
+        rows = generate_routed(model, reference, tok, texts, gamma=routing["gamma"], tokens=routing["tokens"],
+                               seed=seed, prompt_batch=cfg["prompt_batch"], **kw)
+    elif cfg["backend"] == "vllm":
         rows, tok = _sample_vllm(model_path, prompts, offset, cfg, job_seed(cfg["seed"], job), kw)
     else:
         model, tok = load_policy(model_path)
@@ -72,7 +82,7 @@ def sample_checkpoint(model_path: str, prompts_path: str, out: str, cfg: dict, j
         rows = generate(model, tok, texts, seed=seed, prompt_batch=cfg["prompt_batch"], **kw)
     df = pd.DataFrame(rows)
     df.insert(0, "prompt_id", [prompts[i]["id"] for i in df.pop("prompt_index")])
-    df = df[SAMPLE_COLUMNS]
+    df = df[SAMPLE_COLUMNS + (["routed_tokens"] if routing is not None else [])]
     write_parquet(out, df)
     return df
 

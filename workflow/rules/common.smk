@@ -157,6 +157,7 @@ def get_final_output():
         *get_figures(),
         *get_remedy_outputs(),
         *get_support_outputs(),  # workflow/rules/support.smk
+        *get_routed_outputs(),  # workflow/rules/routed.smk
     ]
 
 

@@ -1,0 +1,66 @@
+"""The routing prior at sampling time (seed 000's mitigation, measured directly on best@k).
+
+Each of the n samples of a prompt is routed with probability gamma: its first m tokens come
+from the reference policy (by default the base), then the policy continues. Unrouted samples
+are the policy's own. Routed tokens keep the reference's log-probs and entropies (they were
+sampled from it); `routed_tokens` says how many tokens of each sample were routed.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from ..analysis.opening_intervention import ForcedTokenizer
+from .hf import generate_hf
+
+
+def generate_routed(policy, reference, tokenizer, prompts: list[str], *, gamma: float, tokens: int, n: int,
+                    temperature: float, top_p: float, max_new_tokens: int, seed: int,
+                    prompt_batch: int = 16) -> list[dict]:
+    if not 0 <= gamma <= 1 or tokens < 1 or tokens >= max_new_tokens:
+        raise ValueError(f"routing needs 0 <= gamma <= 1 and 1 <= tokens < max_new_tokens, "
+                         f"got gamma={gamma}, tokens={tokens}, max_new_tokens={max_new_tokens}")
+    routed = torch.rand(len(prompts), n, generator=torch.Generator().manual_seed(seed)) < gamma
+    kw = dict(temperature=temperature, top_p=top_p, prompt_batch=prompt_batch)
+    prefix = {(r["prompt_index"], r["sample_idx"]): r for r in
+              generate_hf(reference, tokenizer, prompts, n=n, max_new_tokens=tokens, seed=seed + 1, **kw)}
+
+    plain_ids, routed_ids = {}, {}
+    for p, text in enumerate(prompts):
+        ids = tokenizer(text)["input_ids"]
+        for j in range(n):
+            pre = prefix[(p, j)]
+            if not routed[p, j]:
+                plain_ids[f"{p}:{j}"] = ids
+            elif pre["finish_reason"] != "stop":  # a routed prefix that ended the response needs no policy
+                routed_ids[f"{p}:{j}"] = ids + pre["token_ids"]
+    cont = {}
+    for keys, budget, s in ((plain_ids, max_new_tokens, seed + 2), (routed_ids, max_new_tokens - tokens, seed + 3)):
+        if keys:
+            rows = generate_hf(policy, ForcedTokenizer(tokenizer, keys), list(keys), n=1, max_new_tokens=budget,
+                               seed=s, **kw)
+            cont.update({k: r for k, r in zip(keys, rows)})
+
+    out = []
+    for p in range(len(prompts)):
+        for j in range(n):
+            key, pre = f"{p}:{j}", prefix[(p, j)]
+            if not routed[p, j]:
+                row = dict(cont[key], routed_tokens=0)
+            else:
+                # the prefix row counts its eos in n_tokens / logprobs; a continuation adds its own
+                c = cont.get(key)
+                head = pre["token_ids"]
+                ids = head + (c["token_ids"] if c else [])
+                row = {
+                    "token_ids": ids,
+                    "text": tokenizer.decode(ids, skip_special_tokens=True),
+                    "n_tokens": len(head) + (c["n_tokens"] if c else int(pre["finish_reason"] == "stop")),
+                    "finish_reason": c["finish_reason"] if c else pre["finish_reason"],
+                    "token_logprobs": pre["token_logprobs"][:len(head)] + (c["token_logprobs"] if c else pre["token_logprobs"][len(head):]),
+                    "token_entropies": pre["token_entropies"][:len(head)] + (c["token_entropies"] if c else pre["token_entropies"][len(head):]),
+                    "routed_tokens": len(head),
+                }
+            row.update(prompt_index=p, sample_idx=j)
+            out.append(row)
+    return out
