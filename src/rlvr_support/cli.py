@@ -12,14 +12,10 @@ import sys
 import time
 from pathlib import Path
 
+from .cliargs import json_arg as _json
+
 from .devices import GPUUnavailableError, require_gpus
 
-
-def _json(s: str) -> dict:
-    try:
-        return json.loads(s)
-    except json.JSONDecodeError as e:
-        raise argparse.ArgumentTypeError(f"not valid JSON: {e}") from None
 
 
 def cmd_data(a):

@@ -7,14 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-
-def _json(s: str) -> dict:
-    import argparse
-
-    try:
-        return json.loads(s)
-    except json.JSONDecodeError as e:
-        raise argparse.ArgumentTypeError(f"not valid JSON: {e}") from None
+from .cliargs import json_arg as _json
 
 
 def cmd_remedy_table(a):

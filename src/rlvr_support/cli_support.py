@@ -10,14 +10,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from .cliargs import json_arg as _json
 
-def _json(s: str) -> dict:
-    import argparse
-
-    try:
-        return json.loads(s)
-    except json.JSONDecodeError as e:
-        raise argparse.ArgumentTypeError(f"not valid JSON: {e}") from None
 
 
 def _pairs(items: list[str], what: str) -> dict[str, str]:

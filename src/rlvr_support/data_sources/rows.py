@@ -6,7 +6,7 @@ monkeypatch `datasets.load_dataset` and still exercise the real code path.
 
 from __future__ import annotations
 
-import json
+from ..atomic import read_jsonl
 from pathlib import Path
 
 
@@ -36,16 +36,7 @@ def load_file_rows(path: str | Path) -> list[dict]:
         df = pd.read_parquet(path)
         return [_plain(r) for r in df.to_dict(orient="records")]
     if path.suffix in (".jsonl", ".json"):
-        rows = []
-        with path.open(encoding="utf-8") as f:
-            for lineno, line in enumerate(f, 1):
-                if not line.strip():
-                    continue
-                try:
-                    rows.append(json.loads(line))
-                except json.JSONDecodeError as e:
-                    raise ValueError(f"{path}:{lineno}: invalid JSON ({e.msg})") from None
-        return rows
+        return read_jsonl(path)
     raise ValueError(f"data source file {path}: expected .jsonl or .parquet")
 
 
