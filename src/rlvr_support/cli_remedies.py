@@ -4,7 +4,6 @@ rule of workflow/rules/remedies.smk)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from .cliargs import json_arg as _json

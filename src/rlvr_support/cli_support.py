@@ -7,7 +7,6 @@ workflow/rules/support.smk).  Tables are written as CSV with a Markdown twin bes
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from .cliargs import json_arg as _json
