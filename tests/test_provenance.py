@@ -70,6 +70,15 @@ def test_audit_passes_then_names_an_edited_input(data_dir):
     assert text.splitlines()[-1].startswith("error: results/data/prompts/if.jsonl no longer matches")
 
 
+def test_audit_names_a_stale_result_whose_input_was_remade(data_dir):
+    world = json.loads(WORLD)
+    world["seed"] += 1
+    assert main(["data", "--cfg", json.dumps(world), "--out-dir", "results/data/prompts"]) == 0
+    rc, text = _audit("results/data/corpus.jsonl")
+    assert rc == 1 and "STALE" in text
+    assert "no longer matches its provenance (stale)" in text.splitlines()[-1]
+
+
 def test_audit_names_an_edited_output_and_a_missing_input(data_dir):
     Path("results/data/prompts/joint.jsonl").unlink()
     rc, text = _audit("results/data/corpus.jsonl")

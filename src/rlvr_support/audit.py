@@ -85,7 +85,13 @@ def _visit(path: Path, lin: Lineage, depth: int, expected: str | None, consumer:
         return
     digest = prov.sha256_file(path)
     status = "ok"
-    if expected is not None and digest != expected:
+    side = prov.sidecar_of(path)
+    rec = prov.load(side) if side.is_file() else None
+    root = _job_root(side, rec) if rec else None
+    own = next((o for o in rec.get("outputs", []) if (root / o["path"]).resolve() == path.resolve()), None) if rec else None
+    edited = own is not None and own["sha256"] != digest
+    if expected is not None and digest != expected and not edited:
+        # it matches its own sidecar, so it was remade after `consumer` read it
         status = "STALE"
         lin.problems.append(Problem(name, "stale", f"sha256 {_short(digest)} differs from {_short(expected)} "
                                                    f"recorded when {consumer} was made from it (rerun the workflow)"))
@@ -94,18 +100,14 @@ def _visit(path: Path, lin: Lineage, depth: int, expected: str | None, consumer:
         lin.lines.append(f"{pad}{name}  sha256 {_short(digest)} {status} (see above)")
         return
     lin.seen.add(key)
-    side = prov.sidecar_of(path)
-    if not side.is_file():
+    if rec is None:
         if consumer is None:
             lin.problems.append(Problem(name, "no-sidecar", f"no provenance sidecar {side.name} beside it"))
         lin.lines.append(f"{pad}{name}  sha256 {_short(digest)} {status}  (no sidecar: external input)")
         return
-    rec = prov.load(side)
-    root = _job_root(side, rec)
-    own = next((o for o in rec.get("outputs", []) if (root / o["path"]).resolve() == path.resolve()), None)
     if own is None:
         lin.problems.append(Problem(name, "edited", f"{side.name} does not describe this file"))
-    elif own["sha256"] != digest:
+    elif edited:
         status = "EDITED"
         lin.problems.append(Problem(name, "edited", f"sha256 {_short(digest)} differs from {_short(own['sha256'])} "
                                                     f"recorded in {side.name} when {rec['verb']} wrote it"))
