@@ -38,8 +38,9 @@ def _cut(path: Path, keep: float = 0.5) -> None:
 
 def _assert_clean_failure(proc, names: str, out: Path):
     assert proc.returncode != 0
-    last = proc.stderr.strip().splitlines()[-1]
-    assert last.startswith("error:") and names in last, proc.stderr[-2000:]
+    errors = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
+    assert errors and names in errors[0], proc.stderr[-2000:]
+    assert "Traceback" not in proc.stderr, proc.stderr[-2000:]
     assert not out.exists() and not Path(f"{out}.prov.json").exists()
     assert not list(out.parent.glob(f".{out.name}.*")) if out.parent.exists() else True
 

@@ -43,11 +43,13 @@ def load_policy(manifest_or_dir: str | Path, dtype=torch.float32):
     """(model, tokenizer) from a manifest file or a model directory, in eval mode, left padding."""
     p = Path(manifest_or_dir)
     model_dir = checkpoint_dir(p) if p.suffix == ".json" else p
-    try:
+    from safetensors import SafetensorError
+
+    try:  # a missing, truncated or corrupt weight/tokenizer file is an error naming the checkpoint
         model = AutoModelForCausalLM.from_pretrained(model_dir, dtype=dtype)
-    except (OSError, ValueError, RuntimeError) as e:
+        tok = AutoTokenizer.from_pretrained(model_dir)
+    except (OSError, ValueError, RuntimeError, SafetensorError) as e:
         raise ValueError(f"cannot load model from {model_dir}: {e}") from None
-    tok = AutoTokenizer.from_pretrained(model_dir)
     tok.padding_side = "left"
     if tok.pad_token is None:
         tok.pad_token = tok.eos_token
