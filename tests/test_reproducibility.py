@@ -43,6 +43,7 @@ def test_two_fresh_runs_are_byte_identical(smoke_run, tmp_path_factory):
 
 
 def _copy_repo(dst):
+    dst.mkdir(parents=True)
     ignore = shutil.ignore_patterns(".git", ".venv", "results", ".snakemake", "__pycache__", "*.egg-info",
                                     "report.html", ".pytest_cache")
     for name in ("Snakefile", "config.yaml", "workflow", "src", "tests", "slurm", "envs", "configs"):
@@ -76,12 +77,15 @@ def test_editing_a_module_reruns_its_rules_and_nothing_upstream(smoke_run, tmp_p
     snakefile = repo / "Snakefile"
     assert _planned_jobs(smoke_run, snakefile) == {}, "the completed smoke run is not up to date"
 
-    # A figure module: its two figure rules rerun (the pass@k and best@k curves), nothing else.
+    # A figure module: its two figure rules rerun (the pass@k and best@k curves) and no table or
+    # anything upstream. (Figure rules that hash the whole `figures` package rerun too: their
+    # params name the package, not their module.)
     fig = repo / "src/rlvr_support/figures/passk_curves.py"
     fig.write_text(fig.read_text() + "\n# an edit\n")
     jobs = _planned_jobs(smoke_run, snakefile)
-    assert set(jobs) == {"figure_passk", "figure_bestk", "all"}, jobs
-    assert all(o.startswith("results/figures/") for r in ("figure_passk", "figure_bestk") for o in jobs[r])
+    assert {"figure_passk", "figure_bestk"} <= set(jobs), jobs
+    outputs = [o for r, outs in jobs.items() if r != "all" for o in outs]
+    assert outputs and all(o.startswith("results/figures/") for o in outputs), f"non-figure jobs rerun: {jobs}"
 
     # A table module the figures import: the table and what reads it rerun; no training, sampling or scoring.
     table = repo / "src/rlvr_support/analysis/passk_table.py"

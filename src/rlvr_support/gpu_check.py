@@ -34,6 +34,8 @@ from pathlib import Path
 
 import yaml
 
+from .atomic import write_text
+
 REPO = Path(__file__).resolve().parents[2]
 
 # (full, quick) sizes; the model size of `full` is the default config's, so the ratio is the toy study's.
@@ -230,7 +232,7 @@ def main(argv: list[str] | None = None) -> int:
         work = Path(a.leg)
         p = json.loads((work / "plan.json").read_text())
         result = leg(p, work, a.threads)
-        (work / f"leg_{result['device']}.json").write_text(json.dumps(result, indent=1))
+        write_text(work / f"leg_{result['device']}.json", json.dumps(result, indent=1))
         return 0
     with tempfile.TemporaryDirectory(prefix="gpu_check.") as tmp:
         work = Path(a.work) if a.work else Path(tmp)
@@ -243,8 +245,7 @@ def main(argv: list[str] | None = None) -> int:
     print(format_report(report))
     print(json.dumps(report, indent=1))
     if a.out:
-        Path(a.out).parent.mkdir(parents=True, exist_ok=True)
-        Path(a.out).write_text(json.dumps(report, indent=1) + "\n")
+        write_text(a.out, json.dumps(report, indent=1) + "\n")  # atomic: never a half-written report
     return 0
 
 
