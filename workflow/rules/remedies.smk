@@ -8,7 +8,7 @@ rule remedy_table:
     input:
         get_all_scores,
     output:
-        table=report(f"{RESULTS}/tables/remedies.csv", caption="../report/remedy_table.rst", category="4. Mitigations"),
+        table=report(f"{RESULTS}/tables/remedies.csv", caption="../report/remedy_table.rst", category="5. mitigations"),
         md=f"{RESULTS}/tables/remedies.md",
     log:
         f"{RESULTS}/logs/analyse/remedy_table.log",
@@ -26,7 +26,7 @@ rule figure_remedies:
         f"{RESULTS}/tables/remedies.csv",
     output:
         png=report(f"{RESULTS}/figures/remedy_tradeoff.png", caption="../report/remedy_tradeoff.rst",
-                   category="4. Mitigations", labels={"figure": "trade-off"}),
+                   category="5. mitigations", labels={"figure": "trade-off"}),
         pdf=f"{RESULTS}/figures/remedy_tradeoff.pdf",
     log:
         f"{RESULTS}/logs/figures/remedy_tradeoff.log",
@@ -42,7 +42,7 @@ rule figure_monitor:
         get_monitor_files,
     output:
         png=report(f"{RESULTS}/figures/monitor/{{chain}}.png", caption="../report/monitor_curves.rst",
-                   category="4. Mitigations", labels={"figure": "support monitor", "chain": "{chain}"}),
+                   category="5. mitigations", labels={"figure": "support monitor", "chain": "{chain}"}),
         pdf=f"{RESULTS}/figures/monitor/{{chain}}.pdf",
     log:
         f"{RESULTS}/logs/figures/monitor/{{chain}}.log",

@@ -74,7 +74,7 @@ rule routed_table:
         scores=get_routed_scores,
     output:
         table=report(f"{RESULTS}/tables/routed_passk.csv", caption="../report/routed_table.rst",
-                     category="4. Mitigations"),
+                     category="5. mitigations"),
         md=f"{RESULTS}/tables/routed_passk.md",
     log:
         f"{RESULTS}/logs/analyse/routed_table.log",
