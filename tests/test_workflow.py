@@ -13,8 +13,9 @@ from conftest import REPO, SMOKE_CONFIG, run_snakemake
 
 def _declared_targets(workdir):
     """Every output file of every job in the DAG of `all`, from snakemake's own plan."""
-    proc = run_snakemake(workdir, "all", "-n", "-F", "--quiet", "rules", "--printshellcmds")
-    return sorted(set(re.findall(r"(results/\S+?\.(?:jsonl|json|parquet|csv|md|png|pdf))", proc.stdout)))
+    proc = run_snakemake(workdir, "all", "-n", "-F")
+    plan = proc.stdout + proc.stderr
+    return sorted(set(re.findall(r"(results/[^\s,]+?\.(?:jsonl|json|parquet|csv|md|png|pdf))(?=[\s,]|$)", plan)))
 
 
 @pytest.mark.slow
