@@ -36,7 +36,7 @@ run: setup  ## the whole toy study on config.yaml
 	source $(BIN)/activate && snakemake --cores $(CORES) all
 
 test: setup  ## the test suite (unit tests + the smoke DAG end to end)
-	source $(BIN)/activate && python -m pytest -q
+	source $(BIN)/activate && python -m pytest -q --durations=15
 
 report: setup  ## an HTML report of every figure and table of the last run
 	source $(BIN)/activate && snakemake --cores $(CORES) all --report report.html
