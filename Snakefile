@@ -8,7 +8,7 @@ min_version("9.0")
 # merged into it, so a study never inherits toy-world keys it did not ask for.
 if not config:
 
-    configfile: "config.yaml"
+    configfile: f"{workflow.basedir}/config.yaml"
 
 
 report: "workflow/report/workflow.rst"
