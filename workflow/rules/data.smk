@@ -1,11 +1,9 @@
-localrules:
-    toy_data,
-    source_data,
-
-
 # The toy world generates its prompts and corpus; a `datasets` world reads real sources, one
 # task at a time (a local rule: hub downloads need the network, which compute nodes may lack).
 if config["world"]["kind"] == "toy":
+
+    localrules:
+        toy_data,
 
     rule toy_data:
         output:
@@ -41,6 +39,9 @@ if config["world"]["kind"] == "toy":
             "{PY} corpus --cfg {params.cfg:q} --prompts-dir {RESULTS}/data/prompts --out {output} > {log} 2>&1"
 
 else:
+
+    localrules:
+        source_data,
 
     rule source_data:
         output:
