@@ -17,7 +17,8 @@ def plot_passk_curves(passk: pd.DataFrame, eval_set: str, out_png: str, metric: 
     if d.empty:
         raise ValueError(f"no {metric} rows for eval set {eval_set!r}")
     chains = chain_order(d["chain"])
-    palette = dict(zip(chains, sns.color_palette("tab10", len(chains))))
+    # tab10 repeats after ten colours; more chains (variants) get distinct hues
+    palette = dict(zip(chains, sns.color_palette("tab10" if len(chains) <= 10 else "husl", len(chains))))
     fig, ax = plt.subplots(figsize=(5.5, 4))
     for chain in chains:
         g = d[d["chain"] == chain].sort_values("k")
