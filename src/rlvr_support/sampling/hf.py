@@ -17,6 +17,8 @@ def generate_hf(model, tokenizer, prompts: list[str], *, n: int, temperature: fl
     """Return n samples for each prompt as dicts (prompt_index, sample_idx, token_ids, ...), in prompt order."""
     torch.manual_seed(seed)
     greedy = temperature == 0
+    if greedy and n > 1:
+        raise ValueError("greedy decoding (temperature 0) gives one sample per prompt; set n: 1")
     eos = tokenizer.eos_token_id
     rows: list[dict] = []
     for start in tqdm(range(0, len(prompts), prompt_batch), desc="sample", mininterval=5):
@@ -49,6 +51,4 @@ def generate_hf(model, tokenizer, prompts: list[str], *, n: int, temperature: fl
                 "token_logprobs": tok_logp[b, :length].tolist(),
                 "token_entropies": entropy[b, :length].tolist(),
             })
-    if greedy and n > 1:
-        raise ValueError("greedy decoding (temperature 0) gives one sample per prompt; set n: 1")
     return rows
