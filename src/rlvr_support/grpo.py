@@ -8,7 +8,6 @@ continues from its last save when Snakemake reruns it.
 from __future__ import annotations
 
 import json
-import os
 import time
 from pathlib import Path
 

@@ -7,7 +7,6 @@ its last state reaches the same weights as an uninterrupted one.
 
 from __future__ import annotations
 
-import json
 import math
 import time
 from pathlib import Path
@@ -15,7 +14,7 @@ from pathlib import Path
 import torch
 from tqdm import tqdm
 
-from .atomic import atomic_dir, atomic_path, read_jsonl, write_json
+from .atomic import atomic_dir, atomic_path, read_jsonl
 from . import resume as resume_state
 from .devices import torch_device
 from .modeling import toy_llama

@@ -11,7 +11,6 @@ is tuned: the effect definitions are fixed below, before any data are seen.
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
 from ..metrics.bootstrap import bootstrap_ci_grouped

@@ -27,6 +27,8 @@ import torch
 import torch.nn.functional as F
 from tqdm import tqdm
 
+from .hf import sample_row
+
 SUPPORTED_TYPES = ("llama", "qwen2")
 
 
@@ -247,7 +249,6 @@ def generate_fast(model, tokenizer, prompts: list[str], *, n: int, temperature: 
         raise ValueError("greedy decoding (temperature 0) gives one sample per prompt; set n: 1")
     W = _Weights(model)
     gen = torch.Generator().manual_seed(seed)
-    eos = tokenizer.eos_token_id
     rows: list[dict] = []
     for start in tqdm(range(0, len(prompts), prompt_batch), desc="sample (fast)", mininterval=5):
         chunk = prompts[start:start + prompt_batch]
@@ -256,16 +257,6 @@ def generate_fast(model, tokenizer, prompts: list[str], *, n: int, temperature: 
         toks, lps, ents, lens = toks.tolist(), lps.tolist(), ents.tolist(), lens.tolist()
         for b in range(len(toks)):
             length = lens[b]
-            finished = toks[b][length - 1] == eos
-            ids = toks[b][:length - 1] if finished else toks[b][:length]
-            rows.append({
-                "prompt_index": start + b // n,
-                "sample_idx": b % n,
-                "token_ids": ids,
-                "text": tokenizer.decode(ids, skip_special_tokens=True),
-                "n_tokens": length,
-                "finish_reason": "stop" if finished else "length",
-                "token_logprobs": lps[b][:length],
-                "token_entropies": ents[b][:length],
-            })
+            rows.append(sample_row(tokenizer, toks[b], length, lps[b][:length], ents[b][:length],
+                                   start + b // n, b % n))
     return rows

@@ -11,6 +11,23 @@ import torch
 from tqdm import tqdm
 
 
+def sample_row(tokenizer, seq: list[int], length: int, logprobs: list[float], entropies: list[float],
+               prompt_index: int, sample_idx: int) -> dict:
+    """One sample as every backend stores it; `length` counts the eos token, the text excludes it."""
+    finished = seq[length - 1] == tokenizer.eos_token_id
+    ids = seq[:length - 1] if finished else seq[:length]
+    return {
+        "prompt_index": prompt_index,
+        "sample_idx": sample_idx,
+        "token_ids": ids,
+        "text": tokenizer.decode(ids, skip_special_tokens=True),
+        "n_tokens": length,
+        "finish_reason": "stop" if finished else "length",
+        "token_logprobs": logprobs,
+        "token_entropies": entropies,
+    }
+
+
 @torch.no_grad()
 def generate_hf(model, tokenizer, prompts: list[str], *, n: int, temperature: float, top_p: float,
                 max_new_tokens: int, seed: int, prompt_batch: int = 16) -> list[dict]:
@@ -39,16 +56,6 @@ def generate_hf(model, tokenizer, prompts: list[str], *, n: int, temperature: fl
         for b in range(new.shape[0]):
             seq = new[b].tolist()
             length = seq.index(eos) + 1 if eos in seq else len(seq)
-            finished = eos in seq[:length]
-            ids = seq[:length - 1] if finished else seq[:length]  # the text excludes the eos token
-            rows.append({
-                "prompt_index": start + b // per_prompt,
-                "sample_idx": b % per_prompt,
-                "token_ids": ids,
-                "text": tokenizer.decode(ids, skip_special_tokens=True),
-                "n_tokens": length,
-                "finish_reason": "stop" if finished else "length",
-                "token_logprobs": tok_logp[b, :length].tolist(),
-                "token_entropies": entropy[b, :length].tolist(),
-            })
+            rows.append(sample_row(tokenizer, seq, length, tok_logp[b, :length].tolist(),
+                                   entropy[b, :length].tolist(), start + b // per_prompt, b % per_prompt))
     return rows

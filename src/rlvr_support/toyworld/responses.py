@@ -11,7 +11,7 @@ import random
 
 from .constraints import Constraint
 from .math_problems import MathProblem
-from .words import ADJECTIVES, FUNCTION_WORDS, TOPICS, VERBS
+from .words import ADJECTIVES, TOPICS, VERBS
 
 _SUBJECTS = ("i", "we")
 
