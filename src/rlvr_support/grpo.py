@@ -40,6 +40,19 @@ def _dataset(prompts: list[dict], prompt_format: str = "raw"):
     } for r in prompts])
 
 
+def use_bf16(rl: dict) -> bool:
+    """bf16 mixed precision only when asked for (`rl.precision: bf16`) and on a GPU; the CPU always trains in fp32."""
+    if rl.get("precision", "fp32") != "bf16" or not torch.cuda.is_available():
+        return False
+    if not torch.cuda.is_bf16_supported():
+        raise ValueError(f"rl.precision: bf16, but {torch.cuda.get_device_name(0)} has no bf16; use precision: fp32")
+    # Measured on an H200 (torch 2.11, cu130): cuDNN's fused attention returns NaN gradients for the fully
+    # masked query rows of left-padded GRPO batches, which poisons the weights within a step or two.
+    # The flash / memory-efficient kernels take over with cuDNN's switched off.
+    torch.backends.cuda.enable_cudnn_sdp(False)
+    return True
+
+
 def grpo_config(out: Path, rl: dict, seed: int, remedies: dict | None = None):
     """TRL's GRPOConfig from the `rl` section; remedies TRL implements itself (k3 KL in the loss,
     clip-higher, entropy bonus) override the matching keys (grpo_extensions.remedy_grpo_kwargs)."""
@@ -69,7 +82,7 @@ def grpo_config(out: Path, rl: dict, seed: int, remedies: dict | None = None):
         seed=seed,
         data_seed=seed,
         use_cpu=not torch.cuda.is_available(),  # the GPU when the job has one (resources.train.gpu)
-        bf16=torch.cuda.is_available() and torch.cuda.is_bf16_supported(),
+        bf16=use_bf16(rl),
         gradient_checkpointing=False,  # pointless, and broken, for tiny models on CPU
         report_to=[],
         disable_tqdm=False,
