@@ -19,6 +19,10 @@ matches `generate_hf` token for token and sampled outputs follow the same distri
 (tests/test_sampling_fast.py); the random stream differs, so individual samples do not.
 Per generated token it stores the log-probability of the chosen token and the entropy of
 the next-token distribution at the sampling temperature (before top-p), as `generate_hf`.
+
+Two entry points share the decode loop (`_decode`): `generate_fast` (text prompts, sample rows
+as `generate_hf`) and `sample_ids` (token-id prompts, completion ids only, a set of eos ids:
+GRPO rollouts, grpo_extensions.py).
 """
 
 from __future__ import annotations
@@ -156,12 +160,16 @@ def sample_categorical(probs: torch.Tensor, gen: torch.Generator) -> torch.Tenso
     return torch.searchsorted(cdf, u, right=True).squeeze(1).clamp_max(probs.shape[-1] - 1)
 
 
-def _chunk(W, tokenizer, prompts, *, n, temperature, top_p, max_new_tokens, gen, drop_at):
-    """Sample n continuations of each prompt in `prompts`; returns (tokens, logp, entropy, lengths) per row."""
+def _decode(W, ids, mask, *, n, temperature, top_p, max_new_tokens, eos_ids, pad_id, gen, drop_at, stats=True):
+    """Sample n continuations of each left-padded prompt row of `ids` (P, S), `mask` its attention mask.
+
+    Returns (tokens, logp, entropy, lengths), row r = prompt r // n, sample r % n; a row ends at its
+    first token in `eos_ids` (its length counts it) and is `pad_id` after. Without `stats`, logp and
+    entropy are not computed (None), which the GRPO rollouts do not need.
+    """
     greedy = temperature == 0
-    eos, pad = tokenizer.eos_token_id, tokenizer.pad_token_id
-    enc = tokenizer(prompts, return_tensors="pt", padding=True)
-    ids, mask = enc["input_ids"], enc["attention_mask"].bool()
+    eos = torch.tensor(sorted(set(eos_ids)), dtype=torch.long)
+    mask = mask.bool()
     P, S = ids.shape
     total = S + max_new_tokens
     cos_t, sin_t = W.rope_table(total)
@@ -194,13 +202,13 @@ def _chunk(W, tokenizer, prompts, *, n, temperature, top_p, max_new_tokens, gen,
     next_pos = pos[:, -1].repeat_interleave(n, 0) + 1
     rows = torch.arange(B)  # original row of each row still in the batch
     live = torch.ones(B, dtype=torch.bool)  # rows in the batch that have not finished
-    out_tok = torch.full((B, max_new_tokens), pad, dtype=torch.long)
-    out_lp = torch.zeros(B, max_new_tokens)
-    out_ent = torch.zeros(B, max_new_tokens)
+    out_tok = torch.full((B, max_new_tokens), pad_id, dtype=torch.long)
+    out_lp = torch.zeros(B, max_new_tokens) if stats else None
+    out_ent = torch.zeros(B, max_new_tokens) if stats else None
     length = torch.full((B,), max_new_tokens, dtype=torch.long)
     for t in range(max_new_tokens):
         scores = logits.float() / (1.0 if greedy else temperature)
-        logp = torch.log_softmax(scores, dim=-1)
+        logp = torch.log_softmax(scores, dim=-1) if stats or (not greedy and top_p >= 1.0) else None
         if greedy:
             tok = scores.argmax(-1)
         else:
@@ -208,10 +216,11 @@ def _chunk(W, tokenizer, prompts, *, n, temperature, top_p, max_new_tokens, gen,
             tok = sample_categorical(probs, gen)
         r = rows[live]
         out_tok[r, t] = tok[live]
-        out_lp[r, t] = logp[live].gather(-1, tok[live].unsqueeze(-1)).squeeze(-1)
-        lp_live = logp[live]
-        out_ent[r, t] = -(lp_live.exp() * lp_live.clamp_min(-1e30)).sum(-1)
-        done = live & (tok == eos)
+        if stats:
+            out_lp[r, t] = logp[live].gather(-1, tok[live].unsqueeze(-1)).squeeze(-1)
+            lp_live = logp[live]
+            out_ent[r, t] = -(lp_live.exp() * lp_live.clamp_min(-1e30)).sum(-1)
+        done = live & torch.isin(tok, eos)
         length[rows[done]] = t + 1
         live = live & ~done
         n_live = int(live.sum())
@@ -224,7 +233,7 @@ def _chunk(W, tokenizer, prompts, *, n, temperature, top_p, max_new_tokens, gen,
             cv = [c.index_select(0, keep) for c in cv]
             key_ok, next_pos, rows, tok, live = key_ok[keep], next_pos[keep], rows[keep], tok[keep], live[keep]
         else:
-            tok = tok.masked_fill(~live, pad)  # finished rows ride along until the next compaction
+            tok = tok.masked_fill(~live, pad_id)  # finished rows ride along until the next compaction
         slot = S + t
         key_ok[:, slot] = True
         bias = torch.zeros(len(rows), 1, 1, total).masked_fill(~key_ok[:, None, None, :], float("-inf"))
@@ -252,11 +261,32 @@ def generate_fast(model, tokenizer, prompts: list[str], *, n: int, temperature: 
     rows: list[dict] = []
     for start in tqdm(range(0, len(prompts), prompt_batch), desc="sample (fast)", mininterval=5):
         chunk = prompts[start:start + prompt_batch]
-        toks, lps, ents, lens = _chunk(W, tokenizer, chunk, n=n, temperature=temperature, top_p=top_p,
-                                       max_new_tokens=max_new_tokens, gen=gen, drop_at=drop_at)
+        enc = tokenizer(chunk, return_tensors="pt", padding=True)
+        toks, lps, ents, lens = _decode(W, enc["input_ids"], enc["attention_mask"], n=n, temperature=temperature,
+                                        top_p=top_p, max_new_tokens=max_new_tokens, eos_ids=[tokenizer.eos_token_id],
+                                        pad_id=tokenizer.pad_token_id, gen=gen, drop_at=drop_at)
         toks, lps, ents, lens = toks.tolist(), lps.tolist(), ents.tolist(), lens.tolist()
         for b in range(len(toks)):
             length = lens[b]
             rows.append(sample_row(tokenizer, toks[b], length, lps[b][:length], ents[b][:length],
                                    start + b // n, b % n))
     return rows
+
+
+@torch.no_grad()
+def sample_ids(model, prompt_ids: list[list[int]], *, n: int, temperature: float, top_p: float, max_new_tokens: int,
+               eos_ids, pad_id: int, generator: torch.Generator, drop_at: float = 0.75) -> list[list[int]]:
+    """n continuations of each tokenised prompt (prompt-major order), each cut right after its first
+    token in `eos_ids` (kept, as TRL's completion ids keep it). One prefill per prompt, shared by its n rows."""
+    if not prompt_ids:
+        return []
+    why = fast_supported(model)
+    if why:
+        raise ValueError(f"fast sampler cannot run this model: {why}")
+    width = max(len(p) for p in prompt_ids)
+    ids = torch.tensor([[pad_id] * (width - len(p)) + list(p) for p in prompt_ids], dtype=torch.long)
+    mask = torch.tensor([[0] * (width - len(p)) + [1] * len(p) for p in prompt_ids])
+    toks, _, _, lens = _decode(_Weights(model), ids, mask, n=n, temperature=temperature, top_p=top_p,
+                               max_new_tokens=max_new_tokens, eos_ids=eos_ids, pad_id=pad_id, gen=generator,
+                               drop_at=drop_at, stats=False)
+    return [row[:length] for row, length in zip(toks.tolist(), lens.tolist())]
