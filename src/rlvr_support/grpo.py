@@ -137,8 +137,10 @@ def train_stage(parent: str, task: str, prompts_path: str, out_manifest: str, rl
     trainer = SupportGRPOTrainer(
         model=model, reward_funcs=[make_reward(task)], args=grpo_config(partial, rl, seed, remedies),
         train_dataset=_dataset(prompts, prompt_format(parent)), processing_class=tok, remedies=remedies, teacher=teacher_model,
-        callbacks=[monitor] if monitor else None,
+        callbacks=[monitor] if monitor else None, rollout_backend=rl.get("rollout_backend", "auto"),
     )
+    why = f" ({trainer.rollout_backend_reason})" if trainer.rollout_backend_reason else ""
+    print(f"rollout backend: {trainer.rollout_backend}{why}", flush=True)
     checkpoints = sorted(partial.glob("checkpoint-*"), key=lambda p: int(p.name.split("-")[-1]))
     resume = bool(checkpoints)
     if resume:
@@ -171,4 +173,5 @@ def train_stage(parent: str, task: str, prompts_path: str, out_manifest: str, rl
         "final_reward": float(history["reward"].tail(5).mean()) if len(history) else None,
         "remedies": remedies, "early_stop": monitor.stopped_for if monitor else None,
         "trained_steps": int(trainer.state.global_step), "prompt_format": prompt_format(parent),
+        "rollout_backend": trainer.rollout_backend,
     }

@@ -6,7 +6,8 @@ What TRL already has is used as is (k3 KL in the loss via `beta`, clip-higher vi
 `epsilon_high`, entropy bonus via `entropy_coef`: set in grpo.grpo_config); the rest is added
 at these override points of GRPOTrainer (tests/test_grpo_extensions.py fails if one changes):
 
-- `_generate_single_turn`: routing prior (the first m tokens of a rollout from the reference
+- `_generate_single_turn`: rollouts from the fast CPU sampler (sampling/fast.py) where it applies
+  (`rollout_backend`), routing prior (the first m tokens of a rollout from the reference
   policy with probability gamma) and memory-calibrated sampling (memory_net.py);
 - `_calculate_rewards`: keeps the raw rewards so advantages can be recomputed;
 - `_generate_and_score_completions`: reference reset, routed-token masking (through TRL's
@@ -41,6 +42,7 @@ from trl.trainer.utils import add_fused_lm_head
 
 from . import advantages as adv
 from .memory_net import MemoryLogitsProcessor, MemoryTrainer
+from .sampling.fast import fast_supported, sample_ids
 
 TRL_TARGET = "1.16.0"
 
@@ -56,6 +58,7 @@ REMEDY_DEFAULTS: dict[str, dict] = {
     "entropy_bonus": {"coef": 0.01},
 }
 SUCCESS = 1.0  # a rollout is a success when its (binary) verifiable reward reaches 1
+ROLLOUT_BACKENDS = ("auto", "hf")  # rl.rollout_backend: auto = the fast CPU sampler where it applies
 
 
 def resolve_remedies(cfg: dict | None) -> dict[str, dict]:
@@ -77,6 +80,15 @@ def uses_trl_kl(remedies: dict) -> bool:
     return bool(kl) and kl["where"] == "loss" and kl["estimator"] == "k3"
 
 
+def _repeat_of(prompt_ids: list[list[int]], k: int) -> int:
+    """k if `prompt_ids` is blocks of k identical prompts (TRL repeats each prompt num_generations
+    times, consecutively), else 1: then every row is prefilled on its own."""
+    n = len(prompt_ids)
+    if k > 1 and n % k == 0 and all(prompt_ids[i] == prompt_ids[i - i % k] for i in range(n)):
+        return k
+    return 1
+
+
 def _frozen(model):
     m = copy.deepcopy(model)
     m.eval()
@@ -88,7 +100,9 @@ def _frozen(model):
 class SupportGRPOTrainer(GRPOTrainer):
     """GRPOTrainer plus the remedies above; with no remedy on it trains exactly like GRPOTrainer."""
 
-    def __init__(self, *args, remedies: dict | None = None, teacher=None, **kwargs):
+    def __init__(self, *args, remedies: dict | None = None, teacher=None, rollout_backend: str = "auto", **kwargs):
+        if rollout_backend not in ROLLOUT_BACKENDS:
+            raise ValueError(f"rollout_backend must be one of {ROLLOUT_BACKENDS}, got {rollout_backend!r}")
         self.remedies = resolve_remedies(remedies)
         model = kwargs.get("model", args[0] if args else None)
         if isinstance(model, str):
@@ -120,6 +134,9 @@ class SupportGRPOTrainer(GRPOTrainer):
         self._capture_logps = False
         self._captured_logps: torch.Tensor | None = None
         self._last_reset_step = 0
+        why = self._fast_rollouts_unsupported(rollout_backend)
+        # "fast" or "hf", and why not fast; train_stage logs both and the manifest records the backend
+        self.rollout_backend, self.rollout_backend_reason = ("hf", why) if why else ("fast", None)
 
     # ---------------------------------------------------------------- references
     def kl_reference(self):
@@ -144,11 +161,48 @@ class SupportGRPOTrainer(GRPOTrainer):
     def _eos_ids(self) -> list[int]:
         return list(self.eos_token_ids)
 
+    def _fast_rollouts_unsupported(self, backend: str) -> str | None:
+        """None if the fast sampler draws from the same distribution as TRL's HF generate path, else why not."""
+        if backend == "hf":
+            return "rl.rollout_backend is hf"
+        if self.use_vllm or self.use_transformers_continuous_batching:
+            return "vLLM / continuous batching generates the rollouts"
+        if self._memory is not None:
+            return "the memory remedy samples through an HF logits processor"
+        if self.is_deepspeed_enabled or self.is_fsdp_enabled:
+            return "the policy's parameters are sharded"
+        # the fast sampler implements temperature and top-p only
+        if self.top_k or self.min_p is not None or self.repetition_penalty != 1.0 or self.args.generation_kwargs:
+            return "top_k / min_p / repetition_penalty / generation_kwargs are set"
+        return fast_supported(self.accelerator.unwrap_model(self.model))
+
+    def _fast_sample(self, model, prompt_ids: list[list[int]], max_new: int, group: int = 1) -> list[list[int]]:
+        """Completion ids (cut after the first EOS, kept) from the fast sampler; blocks of `group`
+        identical prompts are prefilled once."""
+        n = _repeat_of(prompt_ids, group)
+        # seeded from the global RNG, which TRL checkpoints: runs repeat, and a resumed run redraws the same rollouts
+        gen = torch.Generator().manual_seed(int(torch.randint(2**62, (1,)).item()))
+        return sample_ids(model, prompt_ids[::n], n=n, temperature=self.temperature, top_p=self.top_p,
+                          max_new_tokens=max_new, eos_ids=self._eos_ids(), pad_id=self._tokenizer.pad_token_id,
+                          generator=gen)
+
+    def _rollouts(self, prompt_ids, images, multimodal_fields, num_generations, has_tool_images=False):
+        """TRL's rollouts (completion ids, sampling logprobs or None), from the fast sampler where it applies."""
+        if self.rollout_backend != "fast" or images is not None or multimodal_fields:
+            return super()._generate_single_turn(prompt_ids, images, multimodal_fields, num_generations,
+                                                 has_tool_images)
+        policy = self.accelerator.unwrap_model(self.model)
+        return self._fast_sample(policy, prompt_ids, self.max_completion_length, num_generations), None
+
     @torch.no_grad()
-    def _hf_sample(self, model, prompt_ids: list[list[int]], max_new: int, processors=None) -> list[list[int]]:
-        """Sample continuations with HF generate (left padding), each cut after its first EOS."""
+    def _sample_continuations(self, model, prompt_ids: list[list[int]], max_new: int,
+                              processors=None) -> list[list[int]]:
+        """Sample continuations, each cut after its first EOS: with the fast sampler where it applies, else
+        (and always with logits `processors`) with HF generate, left padding."""
         if not prompt_ids:
             return []
+        if processors is None and self.rollout_backend == "fast":
+            return self._fast_sample(model, prompt_ids, max_new)
         device = self.accelerator.device
         width = max(len(p) for p in prompt_ids)
         pad = self._tokenizer.pad_token_id
@@ -173,14 +227,15 @@ class SupportGRPOTrainer(GRPOTrainer):
         routing, memory = self.remedies.get("routing"), self._memory
         self._routed_len = None
         if not self.model.training or (routing is None and memory is None):
-            return super()._generate_single_turn(prompt_ids, images, multimodal_fields, num_generations, has_tool_images)
+            return self._rollouts(prompt_ids, images, multimodal_fields, num_generations, has_tool_images)
         if images is not None or multimodal_fields:
             raise ValueError("routing / memory remedies support text-only prompts")
         n, max_len = len(prompt_ids), self.max_completion_length
         prefixes: list[list[int]] = [[] for _ in range(n)]
         if routing is not None:
             routed = (torch.rand(n, generator=self._route_gen) < routing["gamma"]).nonzero().flatten().tolist()
-            ref_prefix = self._hf_sample(self._ref, [prompt_ids[i] for i in routed], min(routing["tokens"], max_len))
+            ref_prefix = self._sample_continuations(self._ref, [prompt_ids[i] for i in routed],
+                                                    min(routing["tokens"], max_len))
             for i, p in zip(routed, ref_prefix):
                 prefixes[i] = p
         eos = set(self._eos_ids())
@@ -191,11 +246,10 @@ class SupportGRPOTrainer(GRPOTrainer):
             if self.use_vllm:
                 raise ValueError("memory-calibrated sampling needs the transformers generation path (use_vllm=False)")
             mu = self.remedies["memory"]["mu"]
-            conts = self._hf_sample(self.accelerator.unwrap_model(self.model), cont_prompts, max_len,
+            conts = self._sample_continuations(self.accelerator.unwrap_model(self.model), cont_prompts, max_len,
                                     processors=[lambda w: MemoryLogitsProcessor(memory.net, mu, w)])
         else:
-            conts, lps = super()._generate_single_turn(cont_prompts, images, multimodal_fields, num_generations,
-                                                       has_tool_images)
+            conts, lps = self._rollouts(cont_prompts, images, multimodal_fields, num_generations, has_tool_images)
             if lps is not None:  # vLLM: routed tokens have no sampling logprob (NaN is neutralised by TRL)
                 logprobs = [[] for _ in range(n)]
                 for i, lp in zip(todo, lps):
