@@ -45,6 +45,13 @@ def validate_config(config: dict, schema_path: str | Path = SCHEMA) -> dict:
     return config
 
 
+def base_models(config: dict) -> dict[str, dict]:
+    """Config path -> base spec: {"base": ...} for a one-model study, {"models.<name>": ...} for several."""
+    if "models" in config:
+        return {f"models.{name}": spec for name, spec in config["models"].items()}
+    return {"base": config["base"]} if "base" in config else {}
+
+
 def _check_semantics(config: dict) -> None:
     """Cross-key rules that JSON schema cannot say."""
     chains = set(config["chains"])
@@ -83,11 +90,17 @@ def _check_semantics(config: dict) -> None:
     if train.get("nodes", 1) > 1 and train.get("tasks") != train.get("nodes"):
         # scripts/accelerate_multinode.sh starts one `accelerate launch` per node through srun
         raise ConfigError("resources.train.tasks: a multi-node job runs one launcher task per node; set tasks = nodes")
-    if config["base"]["kind"] == "pretrain" and config["world"]["kind"] != "toy":
-        raise ConfigError("base.kind: pretrain needs the toy world's corpus (world.kind: toy); "
-                          "a datasets world starts from a real model (base.kind: hf or gguf_wheel)")
-    if config["base"]["kind"] == "pretrain" and config["base"].get("prompt_format", "raw") != "raw":
-        raise ConfigError("base.prompt_format: the toy model has no chat template; use raw")
+    if ("base" in config) == ("models" in config):
+        raise ConfigError("base / models: give exactly one: `base:` (one starting model) or `models:` (several)")
+    for where, base in base_models(config).items():
+        if base["kind"] == "pretrain" and "models" in config:
+            raise ConfigError(f"{where}.kind: pretrain is for a one-model toy study (`base:`); "
+                              "`models:` lists real models (hf or gguf_wheel)")
+        if base["kind"] == "pretrain" and config["world"]["kind"] != "toy":
+            raise ConfigError(f"{where}.kind: pretrain needs the toy world's corpus (world.kind: toy); "
+                              "a datasets world starts from a real model (base.kind: hf or gguf_wheel)")
+        if base["kind"] == "pretrain" and base.get("prompt_format", "raw") != "raw":
+            raise ConfigError(f"{where}.prompt_format: the toy model has no chat template; use raw")
     for part in ("divergence", "intervention"):
         extra = sorted(set(config["analysis"].get(part, {}).get("eval_sets", [])) - set(config["eval_sets"]))
         if extra:

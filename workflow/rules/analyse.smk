@@ -14,11 +14,12 @@ rule passk_table:
     log:
         f"{RESULTS}/logs/analyse/passk_table.log",
     params:
+        root=results_dir,  # this model's results folder
         cfg=as_json("analysis"),
         code=get_code("analysis", "metrics", "cli"),
     threads: 1
     shell:
-        "{PY} passk-table --scores {input} --scores-root {RESULTS}/scores --cfg {params.cfg:q} "
+        "{PY} passk-table --scores {input} --scores-root {params.root}/scores --cfg {params.cfg:q} "
         "--out {output.table} --headline {output.headline} > {log} 2>&1"
 
 

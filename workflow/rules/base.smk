@@ -1,9 +1,9 @@
 # The toy base is pretrained here; a real base (hf, gguf_wheel) is declared by its manifest.
-if config["base"]["kind"] == "pretrain":
+if not MODELS and config["base"]["kind"] == "pretrain":
 
     rule pretrain_base:
         input:
-            f"{RESULTS}/data/corpus.jsonl",
+            f"{DATA}/corpus.jsonl",
         output:
             f"{RESULTS}/checkpoints/base/manifest.json",
         log:
@@ -38,7 +38,7 @@ else:
         benchmark:
             f"{RESULTS}/benchmarks/base/base_model.tsv"
         params:
-            cfg=as_json("base"),
+            cfg=get_base_cfg,
             code=get_code("base_models", "cli_data", "cli"),
         threads: get_threads("cpu")
         resources:
@@ -52,7 +52,7 @@ else:
 rule base_metrics:
     input:
         model=f"{RESULTS}/checkpoints/base/manifest.json",
-        prompts=expand(f"{RESULTS}/data/prompts/{{task}}.jsonl", task=TASKS),
+        prompts=expand(f"{DATA}/prompts/{{task}}.jsonl", task=TASKS),
     output:
         f"{RESULTS}/checkpoints/base/metrics.json",
     log:
@@ -60,7 +60,7 @@ rule base_metrics:
     benchmark:
         f"{RESULTS}/benchmarks/base/metrics.tsv"
     params:
-        prompts=[f"{t}={RESULTS}/data/prompts/{t}.jsonl" for t in TASKS],
+        prompts=[f"{t}={DATA}/prompts/{t}.jsonl" for t in TASKS],
         max_new_tokens=config["sampling"]["max_new_tokens"],
         code=get_code("base_metrics", "sampling", "scoring", "verifiers", "cli"),
     threads: get_threads("cpu")

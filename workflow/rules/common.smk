@@ -1,5 +1,6 @@
 import json
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -16,7 +17,12 @@ from rlvr_support.config import validate_config
 
 validate_config(config)
 
-RESULTS = "results"
+# One starting model (`base:`): results/... . Several (`models:`, e.g. the paper's two bases): each
+# is a wildcard, results/{model}/..., over one shared copy of the prompts.
+MODELS = list(config.get("models", {}))
+TOP = "results"
+DATA = f"{TOP}/data"
+RESULTS = f"{TOP}/{{model}}" if MODELS else TOP
 PY = "python -m rlvr_support"
 TASKS = ["math", "if", "joint"]
 # A chain is a sequence of stages, optionally with a mitigation variant applied to its LAST
@@ -25,12 +31,32 @@ CHAIN_RE = r"(math|if|joint)(-(math|if|joint))*(~[a-z][a-z0-9_-]*)?"
 
 
 wildcard_constraints:
+    model="|".join(re.escape(m) for m in MODELS) or "-",  # unused in a one-model study
     task="math|if|joint",
     eval_set="math|if|joint",
     chain=CHAIN_RE,
     seed=r"\d+",
     ckpt=rf"base|{CHAIN_RE}/seed\d+",
     shard=r"\d+",
+
+
+def results_dir(wildcards):
+    """This job's results folder (for params and shell commands, which Snakemake does not fill in)."""
+    return RESULTS.format(model=wildcards.get("model"))
+
+
+def for_each_model(paths):
+    """Paths with a {model} level, one per model; unchanged in a one-model study."""
+    return expand(paths, model=MODELS) if MODELS else paths
+
+
+def base_spec(wildcards):
+    """The starting model's spec: `base`, or this model's entry of `models`."""
+    return config["models"][wildcards.model] if MODELS else config["base"]
+
+
+def get_base_cfg(wildcards):
+    return json.dumps(base_spec(wildcards), sort_keys=True, separators=(",", ":"))
 
 
 def as_json(section):
@@ -109,17 +135,17 @@ def get_teacher(wildcards):
 def get_probe_prompts(wildcards):
     """Prompt files of every task of the chain so far (current and previous): the monitor's probes."""
     stages, _ = chain_stages(wildcards.chain)
-    return [f"{RESULTS}/data/prompts/{t}.jsonl" for t in dict.fromkeys(stages)]
+    return [f"{DATA}/prompts/{t}.jsonl" for t in dict.fromkeys(stages)]
 
 
 def get_probe_args(wildcards):
     """`task=path` pairs for `train --probe`."""
     stages, _ = chain_stages(wildcards.chain)
-    return " ".join(f"{t}={RESULTS}/data/prompts/{t}.jsonl" for t in dict.fromkeys(stages))
+    return " ".join(f"{t}={DATA}/prompts/{t}.jsonl" for t in dict.fromkeys(stages))
 
 
 def get_stage_prompts(wildcards):
-    return f"{RESULTS}/data/prompts/{get_stage_task(wildcards)}.jsonl"
+    return f"{DATA}/prompts/{get_stage_task(wildcards)}.jsonl"
 
 
 def get_all_scores(wildcards=None):
@@ -149,7 +175,7 @@ def get_figures():
 
 
 def get_final_output():
-    return [
+    return for_each_model([
         f"{RESULTS}/checkpoints/base/metrics.json",
         f"{RESULTS}/tables/passk.csv",
         f"{RESULTS}/tables/headline.csv",
@@ -158,7 +184,7 @@ def get_final_output():
         *get_remedy_outputs(),
         *get_support_outputs(),  # workflow/rules/support.smk
         *get_routed_outputs(),  # workflow/rules/routed.smk
-    ]
+    ])
 
 
 # ---- What each job asks the scheduler for (config["resources"]; the SLURM profile is slurm/) ----

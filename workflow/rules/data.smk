@@ -7,26 +7,26 @@ if config["world"]["kind"] == "toy":
 
     rule toy_data:
         output:
-            expand(f"{RESULTS}/data/prompts/{{task}}.jsonl", task=TASKS),
+            expand(f"{DATA}/prompts/{{task}}.jsonl", task=TASKS),
         log:
-            f"{RESULTS}/logs/data/prompts.log",
+            f"{TOP}/logs/data/prompts.log",
         params:
             cfg=as_json("world"),
             code=get_code("toyworld", "cli"),
         threads: 1
         shell:
-            "{PY} data --cfg {params.cfg:q} --out-dir {RESULTS}/data/prompts > {log} 2>&1"
+            "{PY} data --cfg {params.cfg:q} --out-dir {DATA}/prompts > {log} 2>&1"
 
 
     rule toy_corpus:
         input:
-            expand(f"{RESULTS}/data/prompts/{{task}}.jsonl", task=TASKS),
+            expand(f"{DATA}/prompts/{{task}}.jsonl", task=TASKS),
         output:
-            f"{RESULTS}/data/corpus.jsonl",
+            f"{DATA}/corpus.jsonl",
         log:
-            f"{RESULTS}/logs/data/corpus.log",
+            f"{TOP}/logs/data/corpus.log",
         benchmark:
-            f"{RESULTS}/benchmarks/data/corpus.tsv"
+            f"{TOP}/benchmarks/data/corpus.tsv"
         params:
             cfg=as_json("world"),
             code=get_code("toyworld", "cli"),
@@ -36,7 +36,7 @@ if config["world"]["kind"] == "toy":
             mem_mb=get_mem_mb("cpu"),
             runtime=get_runtime("cpu"),
         shell:
-            "{PY} corpus --cfg {params.cfg:q} --prompts-dir {RESULTS}/data/prompts --out {output} > {log} 2>&1"
+            "{PY} corpus --cfg {params.cfg:q} --prompts-dir {DATA}/prompts --out {output} > {log} 2>&1"
 
 else:
 
@@ -45,9 +45,9 @@ else:
 
     rule source_data:
         output:
-            f"{RESULTS}/data/prompts/{{task}}.jsonl",
+            f"{DATA}/prompts/{{task}}.jsonl",
         log:
-            f"{RESULTS}/logs/data/prompts_{{task}}.log",
+            f"{TOP}/logs/data/prompts_{{task}}.log",
         params:
             sources=get_task_sources,
             code=get_code("data_sources", "verifiers", "cli_data", "cli"),

@@ -13,11 +13,12 @@ rule remedy_table:
     log:
         f"{RESULTS}/logs/analyse/remedy_table.log",
     params:
+        root=results_dir,  # this model's results folder
         cfg=as_json("analysis"),
         code=get_code("analysis.remedy_comparison", "analysis.scores", "metrics", "cli_remedies", "cli"),
     threads: 1
     shell:
-        "{PY} remedy-table --scores {input} --scores-root {RESULTS}/scores --cfg {params.cfg:q} "
+        "{PY} remedy-table --scores {input} --scores-root {params.root}/scores --cfg {params.cfg:q} "
         "--out {output.table} > {log} 2>&1"
 
 

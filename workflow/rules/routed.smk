@@ -23,7 +23,7 @@ rule sample_routed:
     input:
         model=get_model,
         reference=f"{RESULTS}/checkpoints/base/manifest.json",
-        prompts=f"{RESULTS}/data/prompts/{{eval_set}}.jsonl",
+        prompts=f"{DATA}/prompts/{{eval_set}}.jsonl",
     output:
         f"{RESULTS}/routed/samples/{{ckpt}}/{{eval_set}}.parquet",
     log:
@@ -47,7 +47,7 @@ rule sample_routed:
 rule score_routed:
     input:
         samples=f"{RESULTS}/routed/samples/{{ckpt}}/{{eval_set}}.parquet",
-        prompts=f"{RESULTS}/data/prompts/{{eval_set}}.jsonl",
+        prompts=f"{DATA}/prompts/{{eval_set}}.jsonl",
     output:
         f"{RESULTS}/routed/scores/{{ckpt}}/{{eval_set}}.parquet",
     log:
@@ -79,12 +79,13 @@ rule routed_table:
     log:
         f"{RESULTS}/logs/analyse/routed_table.log",
     params:
+        root=results_dir,  # this model's results folder
         cfg=as_json("analysis"),
         code=get_code("analysis", "metrics", "cli"),
     threads: 1
     shell:
         "{PY} routed-table --plain-table {input.plain} --scores {input.scores} "
-        "--scores-root {RESULTS}/routed/scores --cfg {params.cfg:q} --out {output.table} > {log} 2>&1"
+        "--scores-root {params.root}/routed/scores --cfg {params.cfg:q} --out {output.table} > {log} 2>&1"
 
 
 def get_routed_outputs():

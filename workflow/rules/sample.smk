@@ -7,7 +7,7 @@ SAMPLE_JOB = "{ckpt}/{eval_set}" if sample_shards() == 1 else "{ckpt}/{eval_set}
 rule sample:
     input:
         model=get_model,
-        prompts=f"{RESULTS}/data/prompts/{{eval_set}}.jsonl",
+        prompts=f"{DATA}/prompts/{{eval_set}}.jsonl",
     output:
         f"{RESULTS}/samples/{SAMPLE_JOB}.parquet",
     log:

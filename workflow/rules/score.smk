@@ -1,7 +1,7 @@
 rule score:
     input:
         samples=f"{RESULTS}/samples/{{ckpt}}/{{eval_set}}.parquet",
-        prompts=f"{RESULTS}/data/prompts/{{eval_set}}.jsonl",
+        prompts=f"{DATA}/prompts/{{eval_set}}.jsonl",
     output:
         f"{RESULTS}/scores/{{ckpt}}/{{eval_set}}.parquet",
     log:

@@ -69,16 +69,16 @@ def get_intervention_scores(wildcards):
     return [f"{RESULTS}/scores/{c}/{wildcards.eval_set}.parquet" for c in checkpoints()]
 
 
-def labelled(kind, eval_set=None):
+def labelled(kind, root, eval_set=None):
     """`label=path` pairs (label: base or chain/seedK) for the intervention verbs."""
     path = {"models": "checkpoints/{c}/manifest.json", "samples": "samples/{c}/{e}.parquet",
             "scores": "scores/{c}/{e}.parquet"}[kind]
-    return " ".join(f"{c}={RESULTS}/" + path.format(c=c, e=eval_set) for c in checkpoints())
+    return " ".join(f"{c}={root}/" + path.format(c=c, e=eval_set) for c in checkpoints())
 
 
 def get_intervention_labels(kind):
     def pairs(wildcards):
-        return labelled(kind, wildcards.eval_set)
+        return labelled(kind, results_dir(wildcards), wildcards.eval_set)
 
     return pairs
 
@@ -108,7 +108,8 @@ def get_claims_args(wildcards, input):
         args.append(f"--perplexity {input.perplexity}")
     if get_intervention_eval_sets():
         args.append("--decomposition " + " ".join(
-            f"{e}={RESULTS}/tables/intervention_decomposition_{e}.csv" for e in get_intervention_eval_sets()))
+            f"{e}={results_dir(wildcards)}/tables/intervention_decomposition_{e}.csv"
+            for e in get_intervention_eval_sets()))
     return " ".join(args)
 
 
@@ -142,11 +143,12 @@ rule support_table:
     log:
         f"{RESULTS}/logs/analyse/support_table.log",
     params:
+        root=results_dir,  # this model's results folder
         cfg=ANALYSIS_JSON,
         code=get_code(*SUPPORT_CODE),
     threads: 1
     shell:
-        "{PY} support-table --scores {input} --scores-root {RESULTS}/scores --cfg {params.cfg:q} "
+        "{PY} support-table --scores {input} --scores-root {params.root}/scores --cfg {params.cfg:q} "
         "--out {output.table} --out-per-prompt {output.per_prompt} > {log} 2>&1"
 
 
@@ -177,12 +179,13 @@ rule entropy_table:
     log:
         f"{RESULTS}/logs/analyse/entropy_table.log",
     params:
+        root=results_dir,  # this model's results folder
         cfg=ANALYSIS_JSON,
         code=get_code(*SUPPORT_CODE),
     threads: 1
     shell:
-        "{PY} entropy-table --samples {input.samples} --samples-root {RESULTS}/samples --scores {input.scores} "
-        "--scores-root {RESULTS}/scores --cfg {params.cfg:q} --out {output.table} > {log} 2>&1"
+        "{PY} entropy-table --samples {input.samples} --samples-root {params.root}/samples --scores {input.scores} "
+        "--scores-root {params.root}/scores --cfg {params.cfg:q} --out {output.table} > {log} 2>&1"
 
 
 rule figure_entropy:
@@ -208,7 +211,7 @@ rule positional_js:
         model=f"{RESULTS}/checkpoints/{{chain}}/seed{{seed}}/manifest.json",
         base_samples=f"{RESULTS}/samples/base/{{eval_set}}.parquet",
         samples=f"{RESULTS}/samples/{{chain}}/seed{{seed}}/{{eval_set}}.parquet",
-        prompts=f"{RESULTS}/data/prompts/{{eval_set}}.jsonl",
+        prompts=f"{DATA}/prompts/{{eval_set}}.jsonl",
     output:
         f"{RESULTS}/analysis/js/{{chain}}/seed{{seed}}/{{eval_set}}.parquet",
     log:
@@ -238,11 +241,12 @@ rule js_table:
     log:
         f"{RESULTS}/logs/analyse/js_table.log",
     params:
+        root=results_dir,  # this model's results folder
         cfg=ANALYSIS_JSON,
         code=get_code(*SUPPORT_CODE),
     threads: 1
     shell:
-        "{PY} js-table --runs {input} --runs-root {RESULTS}/analysis/js --cfg {params.cfg:q} "
+        "{PY} js-table --runs {input} --runs-root {params.root}/analysis/js --cfg {params.cfg:q} "
         "--out-positions {output.positions} --out {output.table} > {log} 2>&1"
 
 
@@ -278,11 +282,12 @@ rule openings_table:
     log:
         f"{RESULTS}/logs/analyse/openings_table.log",
     params:
+        root=results_dir,  # this model's results folder
         cfg=ANALYSIS_JSON,
         code=get_code(*SUPPORT_CODE),
     threads: 1
     shell:
-        "{PY} openings-table --samples {input.samples} --samples-root {RESULTS}/samples --tokenizer {input.tokenizer} "
+        "{PY} openings-table --samples {input.samples} --samples-root {params.root}/samples --tokenizer {input.tokenizer} "
         "--cfg {params.cfg:q} --out {output.table} --out-summary {output.summary} --out-styles {output.styles} "
         "> {log} 2>&1"
 
@@ -307,7 +312,7 @@ rule opening_intervention:
     input:
         models=get_intervention_models,
         samples=get_intervention_samples,
-        prompts=f"{RESULTS}/data/prompts/{{eval_set}}.jsonl",
+        prompts=f"{DATA}/prompts/{{eval_set}}.jsonl",
     output:
         f"{RESULTS}/analysis/intervention/{{eval_set}}.parquet",
     log:
@@ -378,7 +383,7 @@ rule figure_intervention:
 rule perplexity:
     input:
         model=get_model,
-        prompts=f"{RESULTS}/data/prompts/math.jsonl",
+        prompts=f"{DATA}/prompts/math.jsonl",
     output:
         f"{RESULTS}/analysis/perplexity/{{ckpt}}/math.parquet",
     log:
@@ -406,11 +411,12 @@ rule perplexity_table:
     log:
         f"{RESULTS}/logs/analyse/perplexity_table.log",
     params:
+        root=results_dir,  # this model's results folder
         cfg=ANALYSIS_JSON,
         code=get_code(*SUPPORT_CODE),
     threads: 1
     shell:
-        "{PY} perplexity-table --runs {input} --runs-root {RESULTS}/analysis/perplexity --cfg {params.cfg:q} "
+        "{PY} perplexity-table --runs {input} --runs-root {params.root}/analysis/perplexity --cfg {params.cfg:q} "
         "--out {output.table} > {log} 2>&1"
 
 
@@ -440,12 +446,13 @@ rule claims_table:
     log:
         f"{RESULTS}/logs/analyse/claims.log",
     params:
+        root=results_dir,  # this model's results folder
         optional=get_claims_args,
         cfg=ANALYSIS_JSON,
         code=get_code(*SUPPORT_CODE),
     threads: 1
     shell:
-        "{PY} claims --scores {input.scores} --scores-root {RESULTS}/scores --passk-source {input.passk} "
+        "{PY} claims --scores {input.scores} --scores-root {params.root}/scores --passk-source {input.passk} "
         "--support-per-prompt {input.support_per_prompt} --support-source {input.support} "
         "--entropy {input.entropy} --styles {input.styles} --openings-source {input.styles} {params.optional} "
         "--cfg {params.cfg:q} --out {output.table} > {log} 2>&1"

@@ -1,0 +1,88 @@
+"""configs/paper.yaml plans under the SLURM profile, with its two base models as wildcards of one DAG."""
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from rlvr_support.config import ConfigError, validate_config
+
+REPO = Path(__file__).resolve().parents[1]
+SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
+
+
+@pytest.fixture(scope="module")
+def paper_plan(tmp_path_factory):
+    """`snakemake --profile slurm -n -p` on the paper config, from the repository root."""
+    env = dict(os.environ, RLVR_SLURM_PARTITION="cpu", RLVR_SLURM_ACCOUNT="test",
+               RLVR_SLURM_GPU_PARTITION="gpu")
+    proc = subprocess.run([SNAKEMAKE, "--profile", "slurm", "--configfile", "configs/paper.yaml", "-n", "-p",
+                           "--", "all"], cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    return proc.stdout + proc.stderr
+
+
+def job_counts(plan: str) -> dict[str, int]:
+    table = plan[plan.index("Job stats:"):]
+    return {m.group(1): int(m.group(2)) for m in re.finditer(r"^(\w+)\s+(\d+)$", table, re.M)}
+
+
+def test_both_base_models_are_planned_in_one_dag(paper_plan):
+    models = yaml.safe_load((REPO / "configs" / "paper.yaml").read_text())["models"]
+    assert set(models) == {"qwen3-8b-base", "qwen2.5-math-7b"}
+    counts = job_counts(paper_plan)
+    assert counts["base_model"] == 2
+    assert counts["source_data"] == 3  # prompts are shared by both models
+    assert counts["train_stage"] == 2 * 5 * 3  # 5 chains x 3 seeds, per model
+    for name, spec in models.items():
+        # each model's base rule gets its own spec and writes under its own folder
+        assert re.search(rf"base-model --cfg '[^']*\"path\":\"{re.escape(spec['path'])}\"[^']*' "
+                         rf"--out results/{re.escape(name)}/checkpoints/base/manifest.json", paper_plan)
+        assert f"--scores-root results/{name}/scores" in paper_plan
+        assert f"results/{name}/tables/headline.md" in paper_plan
+        assert f"--parent results/{name}/checkpoints/base/manifest.json" in paper_plan
+    # no job reads another model's checkpoints: every train/sample command stays in one model's folder
+    for line in paper_plan.splitlines():
+        if " train --parent " in line or " sample --model " in line:
+            folders = set(re.findall(r"results/(qwen[^/]+)/", line))
+            assert len(folders) == 1, line
+    assert "{model}" not in paper_plan and "{RESULTS}" not in paper_plan
+
+
+def test_one_model_of_the_paper_config_can_be_run_alone():
+    """Naming one model's file plans that model's study only."""
+    proc = subprocess.run([SNAKEMAKE, "--cores", "1", "--configfile", "configs/paper.yaml", "-n", "--",
+                           "results/qwen2.5-math-7b/tables/headline.md"], cwd=REPO, capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert "results/qwen2.5-math-7b/" in proc.stdout and "results/qwen3-8b-base/" not in proc.stdout
+
+
+def _config(**changes) -> dict:
+    cfg = yaml.safe_load((REPO / "configs" / "paper.yaml").read_text())
+    cfg.update(changes)
+    return cfg
+
+
+def test_base_and_models_together_are_an_error():
+    with pytest.raises(ConfigError, match="give exactly one"):
+        validate_config(_config(base={"kind": "hf", "path": "Qwen/Qwen3-8B-Base"}))
+
+
+def test_a_pretrained_toy_base_is_not_a_model_of_several():
+    models = {"toy": {"kind": "pretrain", "seed": 0, "arch": {"hidden_size": 8, "intermediate_size": 8, "num_layers": 1,
+                                                             "num_heads": 1, "max_positions": 8},
+                      "train": {"steps": 1, "batch_size": 1, "lr": 0.1, "lr_floor": 0.0, "warmup": 0,
+                                "weight_decay": 0.0, "save_every": 1}}}
+    with pytest.raises(ConfigError, match="models.toy.kind: pretrain"):
+        validate_config(_config(models=models))
+
+
+@pytest.mark.parametrize("name", ["data", "a/b"])
+def test_model_names_that_would_clash_with_paths_are_rejected(name):
+    with pytest.raises(ConfigError, match="models"):
+        validate_config(_config(models={name: {"kind": "hf", "path": "x/y"}}))
