@@ -13,8 +13,11 @@ of medians over `--repeat` runs. Cases:
   rarely emits eos, so every row runs to 64 tokens: the worst case for batch compaction;
 * scoring samples/s: bench/bench_scoring.py (its own baselines), output embedded;
 * pass@k / best@k over 10,000 x 8,192: bench/bench_passk.py, output embedded;
-* the smoke study (tests/config/smoke.yaml) end to end: wall time;
-* a GRPO step is not measured yet (see the note in RESULTS.md).
+* one GRPO step (SupportGRPOTrainer as grpo.train_stage builds it, config.yaml's `rl`: 4 prompts x
+  group 8, 48 completion tokens, math reward) on the same untrained model: s/step, median of
+  `--grpo-steps` steps after a warm-up step, with rl.rollout_backend hf (TRL's HF generate path)
+  vs auto (the fast sampler); `--only grpo` runs this case alone and replaces its section in RESULTS.md;
+* the smoke study (tests/config/smoke.yaml) end to end: wall time.
 """
 
 from __future__ import annotations
@@ -108,6 +111,52 @@ def child_sample(a) -> None:
     print(json.dumps({"tokens": sum(r["n_tokens"] for r in rows), "seconds": dt}))
 
 
+def child_grpo(a) -> None:
+    import torch
+    import yaml
+    from transformers import TrainerCallback
+
+    from rlvr_support.grpo import _dataset, grpo_config
+    from rlvr_support.grpo_extensions import SupportGRPOTrainer
+    from rlvr_support.modeling import load_policy
+    from rlvr_support.rewards import make_reward
+
+    torch.set_num_threads(a.threads)
+    rl = yaml.safe_load((REPO / "config.yaml").read_text())["rl"]
+    rl = {**rl, "steps": 1 + a.grpo_steps, "save_every": 10**6, "log_every": 1}
+    model, tok = load_policy(a.model)
+    model.train()
+    steps: list[float] = []
+    rollout: list[float] = []
+
+    class Timer(TrainerCallback):  # a step's wall time, generation (inside training_step) included
+        def on_step_begin(self, *_, **__):
+            self.t0 = time.perf_counter()
+            rollout.append(0.0)
+
+        def on_step_end(self, *_, **__):
+            steps.append(time.perf_counter() - self.t0)
+
+    with tempfile.TemporaryDirectory(prefix="bench-grpo-") as out:
+        trainer = SupportGRPOTrainer(model=model, reward_funcs=[make_reward("math")],
+                                     args=grpo_config(Path(out), rl, seed=0),
+                                     train_dataset=_dataset(json.loads(Path(a.prompts).read_text())),
+                                     processing_class=tok, callbacks=[Timer()], rollout_backend=a.backend)
+        generate = trainer._generate_single_turn
+
+        def timed(*args, **kw):
+            t0 = time.perf_counter()
+            result = generate(*args, **kw)
+            rollout[-1] += time.perf_counter() - t0
+            return result
+
+        trainer._generate_single_turn = timed
+        trainer.train()
+    lengths = [h["completions/mean_length"] for h in trainer.state.log_history if "completions/mean_length" in h]
+    print(json.dumps({"backend": trainer.rollout_backend, "step": steps[1:], "rollout": rollout[1:],
+                      "tokens": statistics.mean(lengths[1:])}))
+
+
 # ---- parent ----------------------------------------------------------------------------------
 
 def machine() -> str:
@@ -165,6 +214,56 @@ def sampling_section(work: Path, a) -> list[str]:
     return lines + [""]
 
 
+def grpo_section(work: Path, a) -> list[str]:
+    import yaml
+
+    from rlvr_support.toyworld.world import build_prompt_sets
+
+    model, prompts = work / "model", work / "grpo_prompts.json"
+    if not model.exists():
+        _toy_model(model)
+    world = yaml.safe_load((REPO / "config.yaml").read_text())["world"]
+    prompts.write_text(json.dumps([r for r in build_prompt_sets(world)["math"] if r["split"] == "train"]))
+    rl = yaml.safe_load((REPO / "config.yaml").read_text())["rl"]
+    base = [sys.executable, __file__, "--child", "grpo", "--model", str(model), "--prompts", str(prompts),
+            "--threads", str(a.threads), "--grpo-steps", str(a.grpo_steps)]
+    res, mem = {}, {}
+    for backend in ("hf", "auto"):
+        out, _, mem[backend] = run_child(base + ["--backend", backend])
+        res[backend] = json.loads(out.strip().splitlines()[-1])
+    assert res["hf"]["backend"] == "hf" and res["auto"]["backend"] == "fast", res
+    med = {b: (statistics.median(r["step"]), statistics.median(r["rollout"])) for b, r in res.items()}
+    hf_step = med["hf"][0]
+    rows = [f"| {label} | {med[b][0]:.2f} | {med[b][1]:.2f} | {res[b]['tokens']:.1f} | {hf_step / med[b][0]:.2f} | "
+            f"{mem[b]:,.0f} |"
+            for b, label in (("hf", "rollout_backend hf: TRL's HF generate path"),
+                             ("auto", "rollout_backend auto: fast sampler (sample_ids)"))]
+    return [
+        "## GRPO step (toy base model, default arch, untrained; config.yaml rl)", "",
+        f"Torch threads: {a.threads}. One step = {rl['prompts_per_step']} prompts x group {rl['group_size']}, "
+        f"up to {rl['max_completion_tokens']} completion tokens (an untrained model rarely stops early), math "
+        f"reward, then TRL's loss and optimizer step. Median of {a.grpo_steps} steps after a warm-up step, "
+        "one child process per backend. Run alone with `python bench/run.py --only grpo`.", "",
+        "| case | s/step | of which rollouts (s) | mean completion tokens | speed-up vs hf | peak RSS (MiB) |",
+        "|---|---:|---:|---:|---:|---:|",
+        *rows, "", f"Rollouts alone: {med['hf'][1] / med['auto'][1]:.2f}x faster with the fast sampler.", ""]
+
+
+def replace_section(text: str, title: str, lines: list[str], before: str) -> str:
+    """`text` with the section whose heading starts with `title` replaced by `lines` (or inserted before
+    the heading `before`); the old 'not measured' note for a GRPO step goes."""
+    text = text.replace("## Not measured\n\nOne GRPO step (TRL GRPOTrainer on the toy model): the fast sampler is "
+                        "not wired into GRPO rollouts, so there is no baseline to set it beside; not benchmarked "
+                        "yet.\n\n", "")
+    new = "\n".join(lines) + "\n"
+    start = text.find(f"\n## {title}")
+    if start >= 0:
+        end = text.find("\n## ", start + 1)
+        return text[:start + 1] + new + (text[end + 1:] if end >= 0 else "")
+    at = text.find(f"\n## {before}")
+    return text[:at + 1] + new + text[at + 1:] if at >= 0 else text + "\n" + new
+
+
 def embedded_section(title: str, args: list[str]) -> list[str]:
     out, wall, rss = run_child([sys.executable, *args], timeout=1800)
     return [f"## {title}", "", f"`{' '.join(Path(x).name if x.endswith('.py') else x for x in args)}`: "
@@ -187,37 +286,46 @@ def smoke_section() -> list[str]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--child", choices=["sample"])
+    ap.add_argument("--child", choices=["sample", "grpo"])
     ap.add_argument("--model")
     ap.add_argument("--prompts")
-    ap.add_argument("--backend", choices=["hf", "fast", "vllm"])
+    ap.add_argument("--backend", choices=["hf", "fast", "vllm", "auto"])
     ap.add_argument("--n-prompts", type=int, default=100)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--sample-prompts", type=int, default=8)
     ap.add_argument("--no-vllm", action="store_true")
     ap.add_argument("--no-smoke", action="store_true")
+    ap.add_argument("--grpo-steps", type=int, default=10, help="timed GRPO steps per backend, after a warm-up step")
+    ap.add_argument("--only", choices=["grpo"], help="run this case alone and replace its section in --out")
     ap.add_argument("--out", default=str(REPO / "bench" / "RESULTS.md"))
     a = ap.parse_args()
     if a.child == "sample":
         return child_sample(a)
+    if a.child == "grpo":
+        return child_grpo(a)
+    from rlvr_support.atomic import write_text
+    if a.only == "grpo":
+        with tempfile.TemporaryDirectory(prefix="bench-") as work:
+            section = grpo_section(Path(work), a)
+        old = Path(a.out).read_text() if Path(a.out).exists() else "# Benchmark results\n"
+        write_text(a.out, replace_section(old, "GRPO step", section, before="Smoke study"))
+        print("\n".join(section))
+        return
     t0 = time.perf_counter()
     lines = ["# Benchmark results", "", f"Machine: {machine()}.", "",
              "Written by `python bench/run.py` (`make bench`). Figures are from one run on a shared machine; "
              "ratios compare cases measured in the same run.", ""]
     with tempfile.TemporaryDirectory(prefix="bench-") as work:
         lines += sampling_section(Path(work), a)
+        lines += grpo_section(Path(work), a)
     lines += embedded_section("Scoring samples/s (bench/bench_scoring.py)",
                               [str(REPO / "bench/bench_scoring.py"), "--n", "5000", "--naive-n", "200", "--before-n", "1000"])
     lines += embedded_section("pass@k / best@k over 10,000 x 8,192 (bench/bench_passk.py)",
                               [str(REPO / "bench/bench_passk.py")])
     if not a.no_smoke:
         lines += smoke_section()
-    lines += ["## Not measured", "",
-              "One GRPO step (TRL GRPOTrainer on the toy model): the fast sampler is not wired into GRPO "
-              "rollouts, so there is no baseline to set it beside; not benchmarked yet.", "",
-              f"Total bench time: {time.perf_counter() - t0:.0f} s.", ""]
-    from rlvr_support.atomic import write_text
+    lines += [f"Total bench time: {time.perf_counter() - t0:.0f} s.", ""]
     write_text(a.out, "\n".join(lines))
     print("\n".join(lines))
 
