@@ -11,6 +11,7 @@ import torch
 
 from .modeling import load_policy
 from .sample import eval_prompts
+from .prompting import prompt_format, render
 from .sampling.hf import generate_hf
 from .scoring import score_samples
 
@@ -29,7 +30,7 @@ def base_metrics(model_path: str, prompt_files: dict[str, str], *, max_new_token
     for task, path in sorted(prompt_files.items()):
         prompts = eval_prompts(path)
         records = {p["id"]: p for p in prompts}
-        texts = [p["prompt"] for p in prompts]
+        texts = render(tok, [p["prompt"] for p in prompts], prompt_format(model_path))
         result = {}
         for label, temperature, n in (("greedy", 0.0, 1), ("sampled", 1.0, n_sampled)):
             rows = generate_hf(model, tok, texts, n=n, temperature=temperature, top_p=1.0,

@@ -91,7 +91,7 @@ def grpo_config(out: Path, rl: dict, seed: int, remedies: dict | None = None):
     )
 
 
-def _monitor(tok, rl: dict, task: str, probes: dict[str, str] | None, csv: Path, seed: int):
+def _monitor(tok, rl: dict, task: str, probes: dict[str, str] | None, csv: Path, seed: int, fmt: str = "raw"):
     """The support monitor (support_monitor.py) on the first `prompts` eval prompts of each task in the chain."""
     from .support_monitor import SupportMonitor
 
@@ -102,7 +102,7 @@ def _monitor(tok, rl: dict, task: str, probes: dict[str, str] | None, csv: Path,
     return SupportMonitor(tok, sets, task, csv, every=mon["every"], n=mon["n"],
                           max_new_tokens=rl["max_completion_tokens"], temperature=rl["temperature"],
                           opening_tokens=mon["opening_tokens"], early_stop_margin=mon.get("early_stop_margin"),
-                          seed=seed)
+                          seed=seed, prompt_format=fmt)
 
 
 def train_stage(parent: str, task: str, prompts_path: str, out_manifest: str, rl: dict, seed: int,
@@ -133,7 +133,7 @@ def train_stage(parent: str, task: str, prompts_path: str, out_manifest: str, rl
         "parent": resume_state.file_digest(parent), "task": task, "chain": chain, "rl": rl, "seed": seed,
         "prompts": resume_state.file_digest(prompts_path), "remedies": remedies,
         "teacher": resume_state.file_digest(teacher) if teacher else None})
-    monitor = _monitor(tok, rl, task, probes, partial / "monitor.csv", seed)
+    monitor = _monitor(tok, rl, task, probes, partial / "monitor.csv", seed, prompt_format(parent))
     trainer = SupportGRPOTrainer(
         model=model, reward_funcs=[make_reward(task)], args=grpo_config(partial, rl, seed, remedies),
         train_dataset=_dataset(prompts, prompt_format(parent)), processing_class=tok, remedies=remedies, teacher=teacher_model,

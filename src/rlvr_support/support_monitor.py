@@ -27,6 +27,7 @@ from .analysis.scores import graded_reward
 from .atomic import write_text
 from .metrics.openings import opening_distribution, openings
 from .metrics.passk import best_at_k
+from .prompting import render
 from .sampling.hf import generate_hf
 from .scoring import score_samples
 
@@ -61,7 +62,8 @@ def previous_task_drop(rows: pd.DataFrame, margin: float) -> str | None:
 class SupportMonitor(TrainerCallback):
     def __init__(self, tokenizer, probes: dict[str, list[dict]], current_task: str, out_csv: str | Path, *,
                  every: int, n: int, max_new_tokens: int, temperature: float = 1.0, opening_tokens: int = 3,
-                 early_stop_margin: float | None = None, seed: int = 0, scoring: dict | None = None):
+                 early_stop_margin: float | None = None, seed: int = 0, scoring: dict | None = None,
+                 prompt_format: str = "raw"):
         if current_task not in probes:
             raise ValueError(f"monitor: no probe prompts for the current task {current_task!r}")
         self.tok, self.probes, self.current = tokenizer, probes, current_task
@@ -72,6 +74,7 @@ class SupportMonitor(TrainerCallback):
         self.scoring = scoring or {"timeout_s": 1.0, "workers": 1, "reasoning": "none"}
         self.rows = pd.read_csv(self.out_csv) if self.out_csv.exists() else pd.DataFrame(columns=COLUMNS)
         self.stopped_for: str | None = None
+        self.prompt_format = prompt_format  # the policy's (prompting.py): a chat model sees its template
 
     def evaluate(self, model, step: int) -> pd.DataFrame:
         was_training = model.training
@@ -79,7 +82,8 @@ class SupportMonitor(TrainerCallback):
         new = []
         with torch.random.fork_rng():
             for task, recs in sorted(self.probes.items()):
-                rows = generate_hf(model, self.tok, [r["prompt"] for r in recs], n=self.n,
+                texts = render(self.tok, [r["prompt"] for r in recs], self.prompt_format)
+                rows = generate_hf(model, self.tok, texts, n=self.n,
                                    temperature=self.temperature, top_p=1.0, max_new_tokens=self.max_new_tokens,
                                    seed=self.seed + step, prompt_batch=len(recs))
                 df = pd.DataFrame(rows)

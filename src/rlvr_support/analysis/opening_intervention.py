@@ -69,6 +69,7 @@ def intervention_run(models: dict[str, str], samples: dict[str, str], prompts_pa
     import torch
 
     from ..modeling import load_policy
+    from ..prompting import prompt_format, render
     from ..sample import job_seed
     from ..sampling.hf import generate_hf
     from ..scoring import load_prompts, score_samples
@@ -81,11 +82,13 @@ def intervention_run(models: dict[str, str], samples: dict[str, str], prompts_pa
     frames = []
     for label, manifest in models.items():
         model, tok = load_policy(manifest)
+        fmt = prompt_format(manifest)
+        prompt_ids = {p: tok(render(tok, [prompts[p]["prompt"]], fmt)[0])["input_ids"] for p in chosen}
         for o in forced:
             text_o = tok.decode(list(o), skip_special_tokens=True)
             # token-exact forcing: the model continues prompt ids + opening ids, whatever the
             # tokenizer would make of the concatenated text
-            forced_ids = {f"{p}\x00{key_str(o)}": tok(prompts[p]["prompt"])["input_ids"] + list(o) for p in chosen}
+            forced_ids = {f"{p}\x00{key_str(o)}": prompt_ids[p] + list(o) for p in chosen}
             rows = generate_hf(model, ForcedTokenizer(tok, forced_ids), list(forced_ids), n=cfg["n"],
                                temperature=sampling["temperature"], top_p=sampling["top_p"],
                                max_new_tokens=cfg["max_new_tokens"],

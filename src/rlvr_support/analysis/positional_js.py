@@ -51,11 +51,15 @@ def positional_js_run(base_model: str, ckpt_model: str, base_samples: str, ckpt_
 
     from ..atomic import read_jsonl
     from ..modeling import load_policy
+    from ..prompting import prompt_format, render
     from .teacher_forcing import response_ids, response_logprobs
 
     torch.set_num_threads(threads)
-    prompt_text = {r["id"]: r["prompt"] for r in read_jsonl(prompts_path) if r["split"] == "eval"}
     base, tok = load_policy(base_model)
+    # the prompt as the samples were drawn from it (a chat model's template included)
+    records = [r for r in read_jsonl(prompts_path) if r["split"] == "eval"]
+    rendered = render(tok, [r["prompt"] for r in records], prompt_format(ckpt_model))
+    prompt_text = {r["id"]: text for r, text in zip(records, rendered)}
     ckpt, tok_c = load_policy(ckpt_model)
     if tok.get_vocab() != tok_c.get_vocab():
         raise ValueError(f"{ckpt_model} and {base_model} use different tokenizers: JS needs one vocabulary")
