@@ -35,13 +35,17 @@ def cmd_figure_monitor(a):
 
     from .figures.monitor_curves import plot_monitor
 
-    frames = {}
+    by_chain: dict[str, dict[int, pd.DataFrame]] = {}
     for path in a.monitor:
-        seed_dir = Path(path).parent.name
-        if not seed_dir.startswith("seed") or not seed_dir[4:].isdigit():
+        seed_dir = Path(path).parent
+        if not seed_dir.name.startswith("seed") or not seed_dir.name[4:].isdigit():
             raise ValueError(f"{path}: expected .../<chain>/seed<k>/monitor.csv")
-        frames[int(seed_dir[4:])] = pd.read_csv(path)
-    plot_monitor(frames, a.chain, a.out)
+        by_chain.setdefault(seed_dir.parent.name, {})[int(seed_dir.name[4:])] = pd.read_csv(path)
+    for out in a.out:  # <chain>.png: one figure per chain, from that chain's seeds
+        chain = Path(out).stem
+        if chain not in by_chain:
+            raise ValueError(f"{out}: no monitor.csv of chain {chain!r} among --monitor")
+        plot_monitor(by_chain[chain], chain, out)
 
 
 def register(verb) -> None:
@@ -56,7 +60,7 @@ def register(verb) -> None:
     s.add_argument("--table", required=True, help="the remedy-table CSV")
     s.add_argument("--out", required=True, help="<name>.png; the PDF is written beside it")
 
-    s = verb("figure-monitor", cmd_figure_monitor, "Support-monitor curves of one chain against training step.")
-    s.add_argument("--monitor", nargs="+", required=True, help="monitor.csv of each RL seed of the chain")
-    s.add_argument("--chain", required=True)
-    s.add_argument("--out", required=True, help="<name>.png; the PDF is written beside it")
+    s = verb("figure-monitor", cmd_figure_monitor, "Support-monitor curves of each chain against training step.")
+    s.add_argument("--monitor", nargs="+", required=True,
+                   help="<chain>/seed<k>/monitor.csv of every RL seed of the chains to draw")
+    s.add_argument("--out", nargs="+", required=True, help="<chain>.png per chain; each PDF is written beside it")

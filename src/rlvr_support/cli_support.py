@@ -76,10 +76,16 @@ def cmd_positional_js(a):
     from .analysis.positional_js import positional_js_run
     from .atomic import write_parquet
 
-    df = positional_js_run(a.base_model, a.model, a.base_samples, a.samples, a.prompts, a.cfg["divergence"],
-                           seed=a.cfg["seed"], threads=a.threads)
-    write_parquet(a.out, df)
-    print(df.groupby(["source", "position"])["js"].mean().unstack("source").head(12).to_string())
+    # one job per checkpoint covers all its eval sets: one process start instead of one per eval set
+    lists = (a.base_samples, a.samples, a.prompts, a.out)
+    if len({len(x) for x in lists}) != 1:
+        raise ValueError("positional-js: give as many --base-samples, --samples, --prompts and --out as eval sets")
+    for base_samples, samples, prompts, out in zip(*lists):
+        df = positional_js_run(a.base_model, a.model, base_samples, samples, prompts, a.cfg["divergence"],
+                               seed=a.cfg["seed"], threads=a.threads)
+        write_parquet(out, df)
+        print(out)
+        print(df.groupby(["source", "position"])["js"].mean().unstack("source").head(12).to_string())
 
 
 def cmd_js_table(a):
@@ -168,9 +174,14 @@ def cmd_perplexity(a):
     from .atomic import write_parquet
 
     c = a.cfg["perplexity"]
-    df = perplexity_run(a.model, a.prompts, count=c["prompts"], seed=a.cfg["seed"], batch=c["batch"], threads=a.threads)
-    write_parquet(a.out, df)
-    print(df.groupby("style")[["nll", "n_tokens"]].sum().to_string())
+    if len(a.model) != len(a.out):
+        raise ValueError(f"perplexity: {len(a.model)} --model but {len(a.out)} --out (one output per model)")
+    for model, out in zip(a.model, a.out):  # every checkpoint in one process
+        df = perplexity_run(model, a.prompts, count=c["prompts"], seed=a.cfg["seed"], batch=c["batch"],
+                            threads=a.threads)
+        write_parquet(out, df)
+        print(out)
+        print(df.groupby("style")[["nll", "n_tokens"]].sum().to_string())
 
 
 def cmd_perplexity_table(a):
@@ -251,11 +262,12 @@ def register(verb) -> None:
              "Teacher-forced JS divergence base vs checkpoint by response position (base and checkpoint prefixes).")
     s.add_argument("--base-model", required=True, help="the base checkpoint manifest")
     s.add_argument("--model", required=True, help="the checkpoint manifest")
-    s.add_argument("--base-samples", required=True)
-    s.add_argument("--samples", required=True, help="the checkpoint's samples of the same eval set")
-    s.add_argument("--prompts", required=True)
+    s.add_argument("--base-samples", nargs="+", required=True, help="the base's samples, one file per eval set")
+    s.add_argument("--samples", nargs="+", required=True, help="the checkpoint's samples of the same eval sets")
+    s.add_argument("--prompts", nargs="+", required=True, help="the prompts of the same eval sets")
     s.add_argument("--cfg", type=_json, required=True, help=cfg_help)
-    s.add_argument("--out", required=True, help="Parquet: source, prompt_id, sample_idx, position, js")
+    s.add_argument("--out", nargs="+", required=True,
+                   help="Parquet per eval set: source, prompt_id, sample_idx, position, js")
     s.add_argument("--threads", type=int, default=1)
 
     s = verb("js-table", cmd_js_table, "JS curves with CIs and the share of divergence in the first m tokens.")
@@ -310,11 +322,11 @@ def register(verb) -> None:
     s.add_argument("--eval-set", required=True)
     s.add_argument("--out", required=True)
 
-    s = verb("perplexity", cmd_perplexity, "NLL of the reference math solutions (every style) under one checkpoint.")
-    s.add_argument("--model", required=True)
+    s = verb("perplexity", cmd_perplexity, "NLL of the reference math solutions (every style) under each checkpoint.")
+    s.add_argument("--model", nargs="+", required=True, help="checkpoint manifests")
     s.add_argument("--prompts", required=True, help="the math prompt JSONL")
     s.add_argument("--cfg", type=_json, required=True, help=cfg_help)
-    s.add_argument("--out", required=True)
+    s.add_argument("--out", nargs="+", required=True, help="one Parquet per --model, in the same order")
     s.add_argument("--threads", type=int, default=1)
 
     s = verb("perplexity-table", cmd_perplexity_table, "Perplexity of reference solutions per chain and style.")

@@ -157,8 +157,8 @@ def sequential_chains():
     return [c for c in config["chains"] if len(chain_stages(c)[0]) > 1]
 
 
-def get_monitor_files(wildcards):
-    return [f"{RESULTS}/checkpoints/{wildcards.chain}/seed{s}/monitor.csv" for s in config["rl"]["seeds"]]
+def get_monitor_files(chain):
+    return [f"{RESULTS}/checkpoints/{chain}/seed{s}/monitor.csv" for s in config["rl"]["seeds"]]
 
 
 def get_remedy_outputs():

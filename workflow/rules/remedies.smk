@@ -39,16 +39,18 @@ rule figure_remedies:
 
 
 rule figure_monitor:
+    # all chains in one job (one seaborn start instead of one per chain)
     input:
-        get_monitor_files,
+        [m for c in config["chains"] for m in get_monitor_files(chain=c)],
     output:
-        png=report(f"{RESULTS}/figures/monitor/{{chain}}.png", caption="../report/monitor_curves.rst",
-                   category="5. mitigations", labels={"figure": "support monitor", "chain": "{chain}"}),
-        pdf=f"{RESULTS}/figures/monitor/{{chain}}.pdf",
+        png=[report(f"{RESULTS}/figures/monitor/{c}.png", caption="../report/monitor_curves.rst",
+                    category="5. mitigations", labels={"figure": "support monitor", "chain": c})
+             for c in config["chains"]],
+        pdf=[f"{RESULTS}/figures/monitor/{c}.pdf" for c in config["chains"]],
     log:
-        f"{RESULTS}/logs/figures/monitor/{{chain}}.log",
+        f"{RESULTS}/logs/figures/monitor.log",
     params:
         code=get_code("figures", "cli_remedies", "cli"),
     threads: 1
     shell:
-        "{PY} figure-monitor --monitor {input} --chain {wildcards.chain} --out {output.png} > {log} 2>&1"
+        "{PY} figure-monitor --monitor {input} --out {output.png} > {log} 2>&1"

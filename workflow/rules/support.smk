@@ -57,7 +57,8 @@ def get_perplexity_runs(wildcards=None):
     return [f"{RESULTS}/analysis/perplexity/{c}/math.parquet" for c in checkpoints()]
 
 
-def get_intervention_models(wildcards):
+def get_intervention_models(wildcards=None):
+    """Every checkpoint's manifest, in checkpoints() order."""
     return [f"{RESULTS}/checkpoints/{c}/manifest.json" for c in checkpoints()]
 
 
@@ -206,21 +207,22 @@ rule figure_entropy:
 
 # ---------------------------------------------------------------- position-wise JS divergence (000)
 rule positional_js:
+    # one job per checkpoint for all its eval sets (a process start per eval set cost more than the work)
     input:
         base_model=f"{RESULTS}/checkpoints/base/manifest.json",
         model=f"{RESULTS}/checkpoints/{{chain}}/seed{{seed}}/manifest.json",
-        base_samples=f"{RESULTS}/samples/base/{{eval_set}}.parquet",
-        samples=f"{RESULTS}/samples/{{chain}}/seed{{seed}}/{{eval_set}}.parquet",
-        prompts=f"{DATA}/prompts/{{eval_set}}.jsonl",
+        base_samples=[f"{RESULTS}/samples/base/{e}.parquet" for e in get_js_eval_sets()],
+        samples=[f"{RESULTS}/samples/{{chain}}/seed{{seed}}/{e}.parquet" for e in get_js_eval_sets()],
+        prompts=[f"{DATA}/prompts/{e}.jsonl" for e in get_js_eval_sets()],
     output:
-        f"{RESULTS}/analysis/js/{{chain}}/seed{{seed}}/{{eval_set}}.parquet",
+        [f"{RESULTS}/analysis/js/{{chain}}/seed{{seed}}/{e}.parquet" for e in get_js_eval_sets()],
     log:
-        f"{RESULTS}/logs/analyse/js/{{chain}}/seed{{seed}}/{{eval_set}}.log",
+        f"{RESULTS}/logs/analyse/js/{{chain}}/seed{{seed}}.log",
     benchmark:
-        f"{RESULTS}/benchmarks/analyse/js/{{chain}}/seed{{seed}}/{{eval_set}}.tsv"
+        f"{RESULTS}/benchmarks/analyse/js/{{chain}}/seed{{seed}}.tsv"
     params:
         cfg=ANALYSIS_JSON,
-        code=get_code("analysis", "metrics", "modeling", "cli", "cli_support"),
+        code=get_code("analysis", "metrics", "modeling", "prompting", "cli", "cli_support"),
     threads: 1
     resources:
         mem_mb=get_mem_mb("sample"),
@@ -381,15 +383,16 @@ rule figure_intervention:
 
 # ---------------------------------------------------------------- reference perplexity (003)
 rule perplexity:
+    # every checkpoint in one job: the work per checkpoint is a second, a process start several
     input:
-        model=get_model,
+        models=get_intervention_models,
         prompts=f"{DATA}/prompts/math.jsonl",
     output:
-        f"{RESULTS}/analysis/perplexity/{{ckpt}}/math.parquet",
+        get_perplexity_runs(),
     log:
-        f"{RESULTS}/logs/analyse/perplexity/{{ckpt}}.log",
+        f"{RESULTS}/logs/analyse/perplexity.log",
     benchmark:
-        f"{RESULTS}/benchmarks/analyse/perplexity/{{ckpt}}.tsv"
+        f"{RESULTS}/benchmarks/analyse/perplexity.tsv"
     params:
         cfg=ANALYSIS_JSON,
         code=get_code("analysis", "metrics", "modeling", "toyworld", "cli", "cli_support"),
@@ -398,7 +401,7 @@ rule perplexity:
         mem_mb=get_mem_mb("sample"),
         runtime=get_runtime("sample"),
     shell:
-        "{PY} perplexity --model {input.model} --prompts {input.prompts} --cfg {params.cfg:q} --out {output} "
+        "{PY} perplexity --model {input.models} --prompts {input.prompts} --cfg {params.cfg:q} --out {output} "
         "--threads {threads} > {log} 2>&1"
 
 
