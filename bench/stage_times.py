@@ -1,0 +1,60 @@
+"""Time per stage of a finished run, from Snakemake's benchmark files (results/benchmarks/**.tsv).
+
+    python bench/stage_times.py [results/benchmarks] [--wall SECONDS]
+
+Each rule with a `benchmark:` directive writes one TSV per job (s = wall seconds, max_rss in MB).
+The stage is the first folder below benchmarks/ (base, train, sample, score, analyse, routed, ...).
+Rules without a benchmark file (the local table and figure rules) are not counted; --wall (the run's
+elapsed time) adds the share of the run the table does not explain.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+
+def stage_times(root: Path) -> pd.DataFrame:
+    rows = []
+    for tsv in sorted(root.rglob("*.tsv")):
+        t = pd.read_csv(tsv, sep="\t")
+        if "s" not in t.columns or t.empty:
+            raise ValueError(f"{tsv}: not a Snakemake benchmark file (no 's' column)")
+        rows.append({"stage": tsv.relative_to(root).parts[0], "job": str(tsv.relative_to(root).with_suffix("")),
+                     "s": float(t["s"].iloc[-1]), "max_rss": float(t["max_rss"].iloc[-1])})
+    if not rows:
+        raise ValueError(f"{root}: no benchmark files")
+    jobs = pd.DataFrame(rows)
+    return (jobs.groupby("stage")
+            .agg(jobs=("job", "size"), total_s=("s", "sum"), median_s=("s", "median"), max_s=("s", "max"),
+                 max_rss_mb=("max_rss", "max"))
+            .sort_values("total_s", ascending=False).reset_index())
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("root", nargs="?", default="results/benchmarks")
+    ap.add_argument("--wall", type=float, help="the run's elapsed seconds")
+    a = ap.parse_args(argv)
+    try:
+        table = stage_times(Path(a.root))
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    lines = ["| stage | jobs | job seconds (sum) | median | max | peak RSS (MB) |", "|---|---:|---:|---:|---:|---:|"]
+    for r in table.itertuples():
+        lines.append(f"| {r.stage} | {r.jobs} | {r.total_s:,.0f} | {r.median_s:.1f} | {r.max_s:.1f} | {r.max_rss_mb:,.0f} |")
+    total = table["total_s"].sum()
+    lines.append(f"| all benchmarked jobs | {table['jobs'].sum()} | {total:,.0f} | | | |")
+    print("\n".join(lines))
+    if a.wall:
+        print(f"\nwall {a.wall:,.0f} s; benchmarked job seconds / wall = {total / a.wall:.2f} "
+              "(2 cores: at most about 2 without the unbenchmarked local rules)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
