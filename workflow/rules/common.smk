@@ -55,13 +55,18 @@ def base_spec(wildcards):
     return config["models"][wildcards.model] if MODELS else config["base"]
 
 
+def compact_json(obj):
+    """JSON for a rule's command line (quoted with :q); sorted keys keep params, and so reruns, stable."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"))
+
+
 def get_base_cfg(wildcards):
-    return json.dumps(base_spec(wildcards), sort_keys=True, separators=(",", ":"))
+    return compact_json(base_spec(wildcards))
 
 
 def as_json(section):
-    """A config section as compact JSON for a rule's command line (quoted with :q)."""
-    return json.dumps(config[section], sort_keys=True, separators=(",", ":"))
+    """A config section as compact JSON for a rule's command line."""
+    return compact_json(config[section])
 
 
 def get_code(*modules):
@@ -108,7 +113,7 @@ def get_parent(wildcards):
 
 def get_task_sources(wildcards):
     """A `datasets` world's sources for one task, as JSON for `data-sources --sources`."""
-    return json.dumps(config["world"]["tasks"][wildcards.task], sort_keys=True, separators=(",", ":"))
+    return compact_json(config["world"]["tasks"][wildcards.task])
 
 
 def get_stage_task(wildcards):
@@ -120,7 +125,7 @@ def get_remedies(wildcards):
     _, variant = chain_stages(wildcards.chain)
     spec = config.get("variants", {}).get(variant, {}) if variant else {}
     remedies = {k: v for k, v in spec.items() if k not in ("enabled", "description")}
-    return json.dumps(remedies, sort_keys=True, separators=(",", ":"))
+    return compact_json(remedies)
 
 
 def get_teacher(wildcards):

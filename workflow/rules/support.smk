@@ -23,7 +23,7 @@ from rlvr_support.analysis.defaults import with_defaults
 
 # the analysis section with the support keys' defaults filled in (analysis/defaults.py)
 ANALYSIS = with_defaults(config["analysis"], config["eval_sets"])
-ANALYSIS_JSON = json.dumps(ANALYSIS, sort_keys=True, separators=(",", ":"))
+ANALYSIS_JSON = compact_json(ANALYSIS)
 SUPPORT_CODE = ("analysis", "metrics", "cli", "cli_support", "atomic")
 FIGURE_CODE = ("figures", "analysis.runs", "cli", "cli_support")
 
@@ -57,7 +57,7 @@ def get_perplexity_runs(wildcards=None):
     return [f"{RESULTS}/analysis/perplexity/{c}/math.parquet" for c in checkpoints()]
 
 
-def get_intervention_models(wildcards=None):
+def get_checkpoint_manifests(wildcards=None):
     """Every checkpoint's manifest, in checkpoints() order."""
     return [f"{RESULTS}/checkpoints/{c}/manifest.json" for c in checkpoints()]
 
@@ -70,16 +70,10 @@ def get_intervention_scores(wildcards):
     return [f"{RESULTS}/scores/{c}/{wildcards.eval_set}.parquet" for c in checkpoints()]
 
 
-def labelled(kind, root, eval_set=None):
-    """`label=path` pairs (label: base or chain/seedK) for the intervention verbs."""
-    path = {"models": "checkpoints/{c}/manifest.json", "samples": "samples/{c}/{e}.parquet",
-            "scores": "scores/{c}/{e}.parquet"}[kind]
-    return " ".join(f"{c}={root}/" + path.format(c=c, e=eval_set) for c in checkpoints())
-
-
 def get_intervention_labels(kind):
-    def pairs(wildcards):
-        return labelled(kind, results_dir(wildcards), wildcards.eval_set)
+    """`label=path` pairs (label: base or chain/seedK) of the rule's input `kind`, in checkpoints() order."""
+    def pairs(wildcards, input):
+        return " ".join(f"{c}={p}" for c, p in zip(checkpoints(), input[kind], strict=True))
 
     return pairs
 
@@ -109,8 +103,7 @@ def get_claims_args(wildcards, input):
         args.append(f"--perplexity {input.perplexity}")
     if get_intervention_eval_sets():
         args.append("--decomposition " + " ".join(
-            f"{e}={results_dir(wildcards)}/tables/intervention_decomposition_{e}.csv"
-            for e in get_intervention_eval_sets()))
+            f"{e}={p}" for e, p in zip(get_intervention_eval_sets(), input.decomposition, strict=True)))
     return " ".join(args)
 
 
@@ -312,7 +305,7 @@ rule figure_openings:
 
 rule opening_intervention:
     input:
-        models=get_intervention_models,
+        models=get_checkpoint_manifests,
         samples=get_intervention_samples,
         prompts=f"{DATA}/prompts/{{eval_set}}.jsonl",
     output:
@@ -385,7 +378,7 @@ rule figure_intervention:
 rule perplexity:
     # every checkpoint in one job: the work per checkpoint is a second, a process start several
     input:
-        models=get_intervention_models,
+        models=get_checkpoint_manifests,
         prompts=f"{DATA}/prompts/math.jsonl",
     output:
         get_perplexity_runs(),
