@@ -26,11 +26,12 @@ def base_metrics(model_path: str, prompt_files: dict[str, str], *, max_new_token
                  seed: int = 0, threads: int = 1) -> dict:
     torch.set_num_threads(threads)
     model, tok = load_policy(model_path)
+    fmt = prompt_format(model_path)
     out = {}
     for task, path in sorted(prompt_files.items()):
         prompts = eval_prompts(path)
         records = {p["id"]: p for p in prompts}
-        texts = render(tok, [p["prompt"] for p in prompts], prompt_format(model_path))
+        texts = render(tok, [p["prompt"] for p in prompts], fmt)
         result = {}
         for label, temperature, n in (("greedy", 0.0, 1), ("sampled", 1.0, n_sampled)):
             rows = generate_hf(model, tok, texts, n=n, temperature=temperature, top_p=1.0,

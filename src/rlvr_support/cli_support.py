@@ -73,16 +73,16 @@ def cmd_figure_entropy(a):
 
 
 def cmd_positional_js(a):
-    from .analysis.positional_js import positional_js_run
+    from .analysis.positional_js import positional_js_runs
     from .atomic import write_parquet
 
-    # one job per checkpoint covers all its eval sets: one process start instead of one per eval set
+    # one job per checkpoint covers all its eval sets: one process start and model load, not one per eval set
     lists = (a.base_samples, a.samples, a.prompts, a.out)
     if len({len(x) for x in lists}) != 1:
         raise ValueError("positional-js: give as many --base-samples, --samples, --prompts and --out as eval sets")
-    for base_samples, samples, prompts, out in zip(*lists):
-        df = positional_js_run(a.base_model, a.model, base_samples, samples, prompts, a.cfg["divergence"],
-                               seed=a.cfg["seed"], threads=a.threads)
+    frames = positional_js_runs(a.base_model, a.model, list(zip(a.base_samples, a.samples, a.prompts)),
+                                a.cfg["divergence"], seed=a.cfg["seed"], threads=a.threads)
+    for out, df in zip(a.out, frames):
         write_parquet(out, df)
         print(out)
         print(df.groupby(["source", "position"])["js"].mean().unstack("source").head(12).to_string())

@@ -18,6 +18,7 @@ from .atomic import publish_dir, read_jsonl, write_text
 from . import resume as resume_state
 from .modeling import load_policy
 from .prompting import prompt_format
+from .support_monitor import COLUMNS as MONITOR_COLUMNS, SupportMonitor
 from .rewards import make_reward
 
 # Remedy metrics kept in reward_curve.csv (their logged names start with these prefixes).
@@ -93,8 +94,6 @@ def grpo_config(out: Path, rl: dict, seed: int, remedies: dict | None = None):
 
 def _monitor(tok, rl: dict, task: str, probes: dict[str, str] | None, csv: Path, seed: int, fmt: str = "raw"):
     """The support monitor (support_monitor.py) on the first `prompts` eval prompts of each task in the chain."""
-    from .support_monitor import SupportMonitor
-
     mon = rl.get("monitor")
     if not mon or not probes:
         return None
@@ -133,10 +132,11 @@ def train_stage(parent: str, task: str, prompts_path: str, out_manifest: str, rl
         "parent": resume_state.file_digest(parent), "task": task, "chain": chain, "rl": rl, "seed": seed,
         "prompts": resume_state.file_digest(prompts_path), "remedies": remedies,
         "teacher": resume_state.file_digest(teacher) if teacher else None})
-    monitor = _monitor(tok, rl, task, probes, partial / "monitor.csv", seed, prompt_format(parent))
+    fmt = prompt_format(parent)  # copied into the new manifest below
+    monitor = _monitor(tok, rl, task, probes, partial / "monitor.csv", seed, fmt)
     trainer = SupportGRPOTrainer(
         model=model, reward_funcs=[make_reward(task)], args=grpo_config(partial, rl, seed, remedies),
-        train_dataset=_dataset(prompts, prompt_format(parent)), processing_class=tok, remedies=remedies, teacher=teacher_model,
+        train_dataset=_dataset(prompts, fmt), processing_class=tok, remedies=remedies, teacher=teacher_model,
         callbacks=[monitor] if monitor else None, rollout_backend=rl.get("rollout_backend", "auto"),
     )
     why = f" ({trainer.rollout_backend_reason})" if trainer.rollout_backend_reason else ""
@@ -164,14 +164,14 @@ def train_stage(parent: str, task: str, prompts_path: str, out_manifest: str, rl
     curve = history[keep + sorted(c for c in history if c not in keep and c.split("/")[0] in REMEDY_LOGS)]
     write_text(out / "reward_curve.csv", curve.to_csv(index=False))
     resume_state.discard(partial)  # a later rerun (new config or code) must start afresh
-    mon_cols = "step,task,role,n_prompts,n,pass@1,best@k,coverage,opening_entropy\n"  # header only: monitor off
-    write_text(out / "monitor.csv", monitor.rows.to_csv(index=False, float_format="%.6f") if monitor else mon_cols)
+    empty = ",".join(MONITOR_COLUMNS) + "\n"  # header only: monitor off
+    write_text(out / "monitor.csv", monitor.rows.to_csv(index=False, float_format="%.6f") if monitor else empty)
     print(curve.to_string(index=False), flush=True)
     return {
         "model_dir": "model", "chain": chain, "task": task, "seed": seed, "parent": str(parent),
         "steps": rl["steps"], "seconds": round(elapsed, 1), "resumed": resume,
         "final_reward": float(history["reward"].tail(5).mean()) if len(history) else None,
         "remedies": remedies, "early_stop": monitor.stopped_for if monitor else None,
-        "trained_steps": int(trainer.state.global_step), "prompt_format": prompt_format(parent),
+        "trained_steps": int(trainer.state.global_step), "prompt_format": fmt,
         "rollout_backend": trainer.rollout_backend,
     }

@@ -109,8 +109,8 @@ class SupportGRPOTrainer(GRPOTrainer):
             raise ValueError("SupportGRPOTrainer needs a loaded model (it copies it as reference/teacher)")
         r = self.remedies
         # Copies taken before TRL patches the policy's forward; they stay on the starting weights.
-        need_ref = ("kl" in r and not uses_trl_kl(r)) or "routing" in r or (
-            "kl" in r and r["kl"]["reset_every"] > 0)
+        # (k3 in the loss resets TRL's own ref_model: no copy of ours needed)
+        need_ref = ("kl" in r and not uses_trl_kl(r)) or "routing" in r
         self._ref = _frozen(model) if need_ref else None
         self._teacher = None
         if "distill" in r:
@@ -149,8 +149,8 @@ class SupportGRPOTrainer(GRPOTrainer):
         if not kl or kl["reset_every"] <= 0 or step == 0 or step % kl["reset_every"] or step == self._last_reset_step:
             return
         ref = self.kl_reference()
-        policy = self.accelerator.unwrap_model(self.model)
-        ref.load_state_dict(policy.state_dict())
+        if ref is not None:  # None: TRL's k3 term with beta 0 has no reference to reset
+            ref.load_state_dict(self.accelerator.unwrap_model(self.model).state_dict())
         if kl["reset_optimizer"] and self.optimizer is not None:
             opt = getattr(self.optimizer, "optimizer", self.optimizer)
             opt.state.clear()  # Adam re-initialises its moments lazily on the next step

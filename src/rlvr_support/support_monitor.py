@@ -15,7 +15,6 @@ monitor on or off does not change the training run itself.
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import numpy as np
@@ -25,7 +24,8 @@ from transformers import TrainerCallback
 
 from .analysis.scores import graded_reward
 from .atomic import write_text
-from .metrics.openings import opening_distribution, openings
+from .metrics.entropy import answer_entropy
+from .metrics.openings import openings
 from .metrics.passk import best_at_k
 from .prompting import render
 from .sampling.hf import generate_hf
@@ -40,13 +40,12 @@ def probe_metrics(success: np.ndarray, graded: np.ndarray, token_ids: list, open
     if success.shape != graded.shape or success.ndim != 2 or success.size == 0:
         raise ValueError(f"expected two equal non-empty (prompts, n) matrices, got {success.shape} and {graded.shape}")
     n = success.shape[1]
-    probs = opening_distribution(openings(token_ids, opening_tokens))["prob"].to_numpy(float)
     return {
         "n_prompts": success.shape[0], "n": n,
         "pass@1": float(success.mean()),
         "best@k": float(best_at_k(graded, n).mean()),
         "coverage": float(success.any(axis=1).mean()),
-        "opening_entropy": float(-(probs * np.log(probs)).sum()) if len(probs) else math.nan,
+        "opening_entropy": answer_entropy(openings(token_ids, opening_tokens)),  # NaN without samples
     }
 
 

@@ -47,22 +47,37 @@ def select_samples(samples: pd.DataFrame, prompt_ids: list[str], per_prompt: int
 def positional_js_run(base_model: str, ckpt_model: str, base_samples: str, ckpt_samples: str,
                       prompts_path: str, cfg: dict, seed: int, threads: int = 1) -> pd.DataFrame:
     """Long table: source, prompt_id, sample_idx, position, js (one row per real response token)."""
+    return positional_js_runs(base_model, ckpt_model, [(base_samples, ckpt_samples, prompts_path)], cfg, seed,
+                              threads)[0]
+
+
+def positional_js_runs(base_model: str, ckpt_model: str, sets: list[tuple[str, str, str]], cfg: dict, seed: int,
+                       threads: int = 1) -> list[pd.DataFrame]:
+    """positional_js_run for each (base samples, checkpoint samples, prompts) of `sets`, loading both models once."""
     import torch
 
-    from ..atomic import read_jsonl
     from ..modeling import load_policy
-    from ..prompting import prompt_format, render
-    from .teacher_forcing import response_ids, response_logprobs
+    from ..prompting import prompt_format
 
     torch.set_num_threads(threads)
     base, tok = load_policy(base_model)
-    # the prompt as the samples were drawn from it (a chat model's template included)
-    records = [r for r in read_jsonl(prompts_path) if r["split"] == "eval"]
-    rendered = render(tok, [r["prompt"] for r in records], prompt_format(ckpt_model))
-    prompt_text = {r["id"]: text for r, text in zip(records, rendered)}
     ckpt, tok_c = load_policy(ckpt_model)
     if tok.get_vocab() != tok_c.get_vocab():
         raise ValueError(f"{ckpt_model} and {base_model} use different tokenizers: JS needs one vocabulary")
+    fmt = prompt_format(ckpt_model)
+    return [_js_one_set(base, ckpt, tok, fmt, b, c, p, cfg, seed) for b, c, p in sets]
+
+
+def _js_one_set(base, ckpt, tok, fmt: str, base_samples: str, ckpt_samples: str, prompts_path: str, cfg: dict,
+                seed: int) -> pd.DataFrame:
+    from ..atomic import read_jsonl
+    from ..prompting import render
+    from .teacher_forcing import response_ids, response_logprobs
+
+    # the prompt as the samples were drawn from it (a chat model's template included)
+    records = [r for r in read_jsonl(prompts_path) if r["split"] == "eval"]
+    rendered = render(tok, [r["prompt"] for r in records], fmt)
+    prompt_text = {r["id"]: text for r, text in zip(records, rendered)}
     frames = []
     subsets = {src: read_parquet(p) for src, p in (("base", base_samples), ("ckpt", ckpt_samples))}
     chosen = choose_prompts(subsets["base"]["prompt_id"], cfg["prompts"], seed)

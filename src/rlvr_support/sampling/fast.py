@@ -217,8 +217,8 @@ def _decode(W, ids, mask, *, n, temperature, top_p, max_new_tokens, eos_ids, pad
         r = rows[live]
         out_tok[r, t] = tok[live]
         if stats:
-            out_lp[r, t] = logp[live].gather(-1, tok[live].unsqueeze(-1)).squeeze(-1)
             lp_live = logp[live]
+            out_lp[r, t] = lp_live.gather(-1, tok[live].unsqueeze(-1)).squeeze(-1)
             out_ent[r, t] = -(lp_live.exp() * lp_live.clamp_min(-1e30)).sum(-1)
         done = live & torch.isin(tok, eos)
         length[rows[done]] = t + 1
