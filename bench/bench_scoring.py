@@ -96,14 +96,15 @@ def _per_text_langdetect(cache: bool = False):
     cache=False: no cache at all (the naive baseline); cache=True: an unbounded
     per-text cache, i.e. the scorer as it was before langdetect_fast.
     """
-    original = ifeval.detect_language
+    # detect_languages is what scoring calls (detect_language goes through it too)
+    original = ifeval.detect_languages
     detect = functools.lru_cache(maxsize=None)(reference_detect) if cache else reference_detect
-    ifeval.detect_language = detect
+    ifeval.detect_languages = lambda texts: [detect(t) for t in texts]
     ifeval.clear_language_cache()
     try:
         yield
     finally:
-        ifeval.detect_language = original
+        ifeval.detect_languages = original
 
 
 def rate(n, seconds):

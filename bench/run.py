@@ -30,6 +30,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -41,8 +42,13 @@ def run_child(args: list[str], timeout: int = 900) -> tuple[str, float, float]:
     """(stdout, wall seconds, peak RSS MiB) of one child process."""
     t0 = time.perf_counter()
     proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=REPO)
-    out = proc.stdout.read()
-    _, status, usage = os.wait4(proc.pid, 0)
+    timer = threading.Timer(timeout, proc.kill)  # a hung child is cut off, and then fails below
+    timer.start()
+    try:
+        out = proc.stdout.read()
+        _, status, usage = os.wait4(proc.pid, 0)
+    finally:
+        timer.cancel()
     proc.returncode = os.waitstatus_to_exitcode(status)
     wall = time.perf_counter() - t0
     if proc.returncode != 0:
@@ -251,10 +257,7 @@ def grpo_section(work: Path, a) -> list[str]:
 
 def replace_section(text: str, title: str, lines: list[str], before: str) -> str:
     """`text` with the section whose heading starts with `title` replaced by `lines` (or inserted before
-    the heading `before`); the old 'not measured' note for a GRPO step goes."""
-    text = text.replace("## Not measured\n\nOne GRPO step (TRL GRPOTrainer on the toy model): the fast sampler is "
-                        "not wired into GRPO rollouts, so there is no baseline to set it beside; not benchmarked "
-                        "yet.\n\n", "")
+    the heading `before`)."""
     new = "\n".join(lines) + "\n"
     start = text.find(f"\n## {title}")
     if start >= 0:

@@ -33,9 +33,7 @@ def atomic_dir(path: str | os.PathLike):
     tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", dir=path.parent))
     try:
         yield tmp
-        if path.exists():
-            shutil.rmtree(path)
-        os.replace(tmp, path)
+        publish_dir(tmp, path)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

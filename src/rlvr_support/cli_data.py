@@ -5,11 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-
-def _json(s: str):
-    from .cli import _json as parse
-
-    return parse(s)
+from .cliargs import json_arg as _json
 
 
 def cmd_data_sources(a):

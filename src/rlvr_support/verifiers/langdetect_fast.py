@@ -72,7 +72,6 @@ def _model():
     factory = detector_factory._factory
     d = factory.create()
     return {
-        "factory": factory,
         "wmap": factory.word_lang_prob_map,
         "langlist": list(factory.langlist),
         "n_trial": d.n_trial,
@@ -87,7 +86,6 @@ def _model():
         "mail_re": Detector.MAIL_RE,
         "normalize_vi": NGram.normalize_vi,
         "normalize": NGram.normalize,
-        "n_gram": NGram.N_GRAM,
     }
 
 
