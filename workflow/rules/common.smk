@@ -1,3 +1,4 @@
+import functools
 import json
 import os
 import re
@@ -69,7 +70,9 @@ def as_json(section):
     return compact_json(config[section])
 
 
+@functools.lru_cache(maxsize=None)
 def get_code(*modules):
+    """The source hash of these modules and what they import; many rules share a set, so it is hashed once."""
     return code_hash(*modules)
 
 
@@ -145,8 +148,7 @@ def get_probe_prompts(wildcards):
 
 def get_probe_args(wildcards):
     """`task=path` pairs for `train --probe`."""
-    stages, _ = chain_stages(wildcards.chain)
-    return " ".join(f"{t}={DATA}/prompts/{t}.jsonl" for t in dict.fromkeys(stages))
+    return " ".join(f"{Path(p).stem}={p}" for p in get_probe_prompts(wildcards))
 
 
 def get_stage_prompts(wildcards):

@@ -24,6 +24,7 @@ import pandas as pd
 from ..metrics.bootstrap import bootstrap_ci_grouped, bootstrap_distribution
 from ..metrics.passk import best_at_k
 from ..metrics.support import in_support
+from .runs import stages
 from .scores import ScoreFile, reward_matrices
 
 METRICS = ["current_pass@1", "previous_pass@1", "previous_best@k", "previous_SRR", "current_gain",
@@ -32,8 +33,7 @@ METRICS = ["current_pass@1", "previous_pass@1", "previous_best@k", "previous_SRR
 
 def split_chain(chain: str) -> tuple[list[str], str]:
     """`math-if~kl` -> (["math", "if"], "kl"); plain chains get variant "baseline"."""
-    stages, _, variant = chain.partition("~")
-    return stages.split("-"), variant or "baseline"
+    return stages(chain), chain.partition("~")[2] or "baseline"
 
 
 def grouped_ratio_ci(num_by_seed, den_by_seed, *, n_boot: int, ci: float, seed: int):
