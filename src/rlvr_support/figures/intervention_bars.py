@@ -12,7 +12,6 @@ from ..analysis.runs import chain_sort_key
 def plot_intervention(per_opening: pd.DataFrame, eval_set: str, out_png: str) -> None:
     style.setup()
     import matplotlib.pyplot as plt
-    import seaborn as sns
 
     if per_opening.empty:
         raise ValueError(f"no intervention rows for eval set {eval_set!r}")
@@ -25,7 +24,7 @@ def plot_intervention(per_opening: pd.DataFrame, eval_set: str, out_png: str) ->
     d = per_opening.groupby(["chain", "opening_text"], sort=False)[["success", "success_lo", "success_hi", "p_model"]].mean().reset_index()
     chains = sorted(set(d["chain"]), key=chain_sort_key)
     opens = list(dict.fromkeys(per_opening["opening_text"]))
-    palette = dict(zip(chains, sns.color_palette("tab10", len(chains))))
+    palette = style.palette(chains)
     width = 0.8 / len(chains)
     fig, ax = plt.subplots(figsize=(max(5.5, 1.3 * len(opens) + 2), 3.8))
     x = np.arange(len(opens))

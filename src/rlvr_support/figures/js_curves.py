@@ -11,13 +11,12 @@ from ..analysis.runs import chain_sort_key
 def plot_js_curves(positions: pd.DataFrame, eval_set: str, m: int, out_png: str) -> None:
     style.setup()
     import matplotlib.pyplot as plt
-    import seaborn as sns
 
     d = positions[positions["eval_set"] == eval_set]
     if d.empty:
         raise ValueError(f"no JS rows for eval set {eval_set!r}")
     chains = sorted(set(d["chain"]), key=chain_sort_key)
-    palette = dict(zip(chains, sns.color_palette("tab10", len(chains))))
+    palette = style.palette(chains)
     fig, axes = plt.subplots(1, 2, figsize=(9, 3.6), sharey=True)
     for ax, source, title in zip(axes, ("base", "ckpt"), ("prefixes from base samples", "prefixes from checkpoint samples")):
         for chain in chains:

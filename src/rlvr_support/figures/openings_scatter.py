@@ -11,13 +11,12 @@ from ..analysis.runs import chain_sort_key
 def plot_openings_scatter(shift: pd.DataFrame, eval_set: str, out_png: str) -> None:
     style.setup()
     import matplotlib.pyplot as plt
-    import seaborn as sns
 
     d = shift[shift["eval_set"] == eval_set]
     if d.empty:
         raise ValueError(f"no opening rows for eval set {eval_set!r}")
     chains = sorted(set(d["chain"]), key=chain_sort_key)
-    palette = dict(zip(chains, sns.color_palette("tab10", len(chains))))
+    palette = style.palette(chains)
     fig, ax = plt.subplots(figsize=(5.5, 4.5))
     for chain in chains:
         g = d[d["chain"] == chain]

@@ -11,14 +11,12 @@ from ..analysis.passk_table import chain_order
 def plot_passk_curves(passk: pd.DataFrame, eval_set: str, out_png: str, metric: str = "pass@k") -> None:
     style.setup()
     import matplotlib.pyplot as plt
-    import seaborn as sns
 
     d = passk[(passk["eval_set"] == eval_set) & (passk["metric"] == metric)]
     if d.empty:
         raise ValueError(f"no {metric} rows for eval set {eval_set!r}")
     chains = chain_order(d["chain"])
-    # tab10 repeats after ten colours; more chains (variants) get distinct hues
-    palette = dict(zip(chains, sns.color_palette("tab10" if len(chains) <= 10 else "husl", len(chains))))
+    palette = style.palette(chains)
     fig, ax = plt.subplots(figsize=(5.5, 4))
     for chain in chains:
         g = d[d["chain"] == chain].sort_values("k")

@@ -12,13 +12,12 @@ from ..analysis.runs import chain_sort_key
 def plot_perplexity(table: pd.DataFrame, out_png: str) -> None:
     style.setup()
     import matplotlib.pyplot as plt
-    import seaborn as sns
 
     if table.empty:
         raise ValueError("empty perplexity table")
     chains = sorted(set(table["chain"]), key=chain_sort_key)
     styles = list(dict.fromkeys(table["style"]))
-    palette = dict(zip(chains, sns.color_palette("tab10", len(chains))))
+    palette = style.palette(chains)
     width = 0.8 / len(chains)
     fig, ax = plt.subplots(figsize=(6, 3.8))
     x = np.arange(len(styles))

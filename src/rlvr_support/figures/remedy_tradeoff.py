@@ -15,12 +15,11 @@ from . import style
 def plot_remedy_tradeoff(table: pd.DataFrame, out_png: str) -> None:
     style.setup()
     import matplotlib.pyplot as plt
-    import seaborn as sns
 
     if table.empty:
         raise ValueError("remedy comparison table is empty")
     variants = sorted(table["variant"].unique(), key=lambda v: (v != "baseline", v))
-    palette = dict(zip(variants, sns.color_palette("tab10", len(variants))))
+    palette = style.palette(variants)
     markers = dict(zip(sorted(table["base_chain"].unique()), "osD^vP"))
     fig, ax = plt.subplots(figsize=(6, 4.5))
     for chain, g in table.groupby("chain", sort=True):

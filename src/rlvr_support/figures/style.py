@@ -18,6 +18,12 @@ def setup() -> None:
     plt.rcParams.update({"figure.dpi": 100, "savefig.dpi": 150, "svg.hashsalt": "rlvr-support"})
 
 
+def palette(keys) -> dict:
+    """One distinct colour per key: tab10 up to ten keys, evenly spaced hues beyond (tab10 would repeat)."""
+    keys = list(keys)
+    return dict(zip(keys, sns.color_palette("tab10" if len(keys) <= 10 else "husl", len(keys))))
+
+
 def save(fig, png_path: str | Path) -> None:
     """Write `<name>.png` and `<name>.pdf` atomically, without creation dates, so reruns are byte-identical."""
     png_path = Path(png_path)
