@@ -47,19 +47,19 @@ def generate_routed(policy, reference, tokenizer, prompts: list[str], *, gamma: 
             key, pre = f"{p}:{j}", prefix[(p, j)]
             if not routed[p, j]:
                 row = dict(cont[key], routed_tokens=0)
-            else:
-                # the prefix row counts its eos in n_tokens / logprobs; a continuation adds its own
-                c = cont.get(key)
-                head = pre["token_ids"]
-                ids = head + (c["token_ids"] if c else [])
+            elif key not in cont:  # the routed prefix ended the response by itself
+                row = dict(pre, routed_tokens=len(pre["token_ids"]))
+            else:  # the prefix ran to `tokens` (no eos); the policy's continuation follows
+                c = cont[key]
+                ids = pre["token_ids"] + c["token_ids"]
                 row = {
                     "token_ids": ids,
                     "text": tokenizer.decode(ids, skip_special_tokens=True),
-                    "n_tokens": len(head) + (c["n_tokens"] if c else int(pre["finish_reason"] == "stop")),
-                    "finish_reason": c["finish_reason"] if c else pre["finish_reason"],
-                    "token_logprobs": pre["token_logprobs"][:len(head)] + (c["token_logprobs"] if c else pre["token_logprobs"][len(head):]),
-                    "token_entropies": pre["token_entropies"][:len(head)] + (c["token_entropies"] if c else pre["token_entropies"][len(head):]),
-                    "routed_tokens": len(head),
+                    "n_tokens": pre["n_tokens"] + c["n_tokens"],
+                    "finish_reason": c["finish_reason"],
+                    "token_logprobs": pre["token_logprobs"] + c["token_logprobs"],
+                    "token_entropies": pre["token_entropies"] + c["token_entropies"],
+                    "routed_tokens": len(pre["token_ids"]),
                 }
             row.update(prompt_index=p, sample_idx=j)
             out.append(row)
