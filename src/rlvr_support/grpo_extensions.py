@@ -42,7 +42,7 @@ from trl.trainer.utils import add_fused_lm_head
 
 from . import advantages as adv
 from .memory_net import MemoryLogitsProcessor, MemoryTrainer
-from .sampling.fast import fast_supported, sample_ids
+from .sampling.fast import fast_supported, left_pad, sample_ids
 
 TRL_TARGET = "1.16.0"
 
@@ -203,11 +203,9 @@ class SupportGRPOTrainer(GRPOTrainer):
             return []
         if processors is None and self.rollout_backend == "fast":
             return self._fast_sample(model, prompt_ids, max_new)
-        device = self.accelerator.device
-        width = max(len(p) for p in prompt_ids)
         pad = self._tokenizer.pad_token_id
-        ids = torch.tensor([[pad] * (width - len(p)) + list(p) for p in prompt_ids], device=device)
-        att = torch.tensor([[0] * (width - len(p)) + [1] * len(p) for p in prompt_ids], device=device)
+        ids, att = (t.to(self.accelerator.device) for t in left_pad(prompt_ids, pad))
+        width = ids.shape[1]
         procs = LogitsProcessorList([p(width) for p in processors]) if processors else None
         was_training = model.training
         model.eval()

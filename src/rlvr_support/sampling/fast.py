@@ -274,6 +274,14 @@ def generate_fast(model, tokenizer, prompts: list[str], *, n: int, temperature: 
 
 
 @torch.no_grad()
+def left_pad(prompt_ids: list[list[int]], pad_id: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """(ids, attention mask), both (P, longest prompt), prompts right-aligned as `generate` expects."""
+    width = max(len(p) for p in prompt_ids)
+    ids = torch.tensor([[pad_id] * (width - len(p)) + list(p) for p in prompt_ids], dtype=torch.long)
+    mask = torch.tensor([[0] * (width - len(p)) + [1] * len(p) for p in prompt_ids])
+    return ids, mask
+
+
 def sample_ids(model, prompt_ids: list[list[int]], *, n: int, temperature: float, top_p: float, max_new_tokens: int,
                eos_ids, pad_id: int, generator: torch.Generator, drop_at: float = 0.75) -> list[list[int]]:
     """n continuations of each tokenised prompt (prompt-major order), each cut right after its first
@@ -283,9 +291,7 @@ def sample_ids(model, prompt_ids: list[list[int]], *, n: int, temperature: float
     why = fast_supported(model)
     if why:
         raise ValueError(f"fast sampler cannot run this model: {why}")
-    width = max(len(p) for p in prompt_ids)
-    ids = torch.tensor([[pad_id] * (width - len(p)) + list(p) for p in prompt_ids], dtype=torch.long)
-    mask = torch.tensor([[0] * (width - len(p)) + [1] * len(p) for p in prompt_ids])
+    ids, mask = left_pad(prompt_ids, pad_id)
     toks, _, _, lens = _decode(_Weights(model), ids, mask, n=n, temperature=temperature, top_p=top_p,
                                max_new_tokens=max_new_tokens, eos_ids=eos_ids, pad_id=pad_id, gen=generator,
                                drop_at=drop_at, stats=False)
