@@ -39,7 +39,7 @@ class Problem:
 @dataclass
 class Lineage:
     problems: list[Problem] = field(default_factory=list)
-    seen: set = field(default_factory=set)
+    seen: dict = field(default_factory=dict)  # resolved path -> (sha256, edited): each file is read once
     codes: dict = field(default_factory=dict)   # package hash -> code version
     lines: list[str] = field(default_factory=list)
     configs: set = field(default_factory=set)
@@ -83,23 +83,27 @@ def _visit(path: Path, lin: Lineage, depth: int, expected: str | None, consumer:
         lin.problems.append(Problem(name, "missing", f"needed by {consumer}" if consumer else "no such file"))
         lin.lines.append(f"{pad}{name}  MISSING")
         return
-    digest = prov.sha256_file(path)
+    key = str(path.resolve())
+    revisit = key in lin.seen
+    if revisit:
+        digest, edited = lin.seen[key]
+    else:
+        digest = prov.sha256_file(path)
+        side = prov.sidecar_of(path)
+        rec = prov.load(side) if side.is_file() else None
+        root = _job_root(side, rec) if rec else None
+        own = next((o for o in rec.get("outputs", []) if (root / o["path"]).resolve() == path.resolve()), None) if rec else None
+        edited = own is not None and own["sha256"] != digest
+        lin.seen[key] = (digest, edited)
     status = "ok"
-    side = prov.sidecar_of(path)
-    rec = prov.load(side) if side.is_file() else None
-    root = _job_root(side, rec) if rec else None
-    own = next((o for o in rec.get("outputs", []) if (root / o["path"]).resolve() == path.resolve()), None) if rec else None
-    edited = own is not None and own["sha256"] != digest
     if expected is not None and digest != expected and not edited:
         # it matches its own sidecar, so it was remade after `consumer` read it
         status = "STALE"
         lin.problems.append(Problem(name, "stale", f"sha256 {_short(digest)} differs from {_short(expected)} "
                                                    f"recorded when {consumer} was made from it (rerun the workflow)"))
-    key = str(path.resolve())
-    if key in lin.seen:
+    if revisit:
         lin.lines.append(f"{pad}{name}  sha256 {_short(digest)} {status} (see above)")
         return
-    lin.seen.add(key)
     if rec is None:
         if consumer is None:
             lin.problems.append(Problem(name, "no-sidecar", f"no provenance sidecar {side.name} beside it"))
