@@ -22,10 +22,10 @@ import time
 
 import pandas as pd
 
-from rlvr_support.scoring import score_samples
-from rlvr_support.verifiers import ifeval
-from rlvr_support.verifiers.langdetect_fast import reference_detect
-from rlvr_support.verifiers.math import extract_answer
+from rlvr_support.scoring.score import score_samples
+from rlvr_support.scoring.verifiers import ifeval
+from rlvr_support.scoring.verifiers.langdetect_fast import reference_detect
+from rlvr_support.scoring.verifiers.math import extract_answer
 
 IF_SPECS = [
     (["punctuation:no_comma"], [{}]),

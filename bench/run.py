@@ -62,8 +62,8 @@ def _toy_model(path: Path) -> None:
     import torch
     import yaml
 
-    from rlvr_support.modeling import toy_llama
-    from rlvr_support.toyworld.tokenizer import build_tokenizer
+    from rlvr_support.models.loading import toy_llama
+    from rlvr_support.data.toyworld.tokenizer import build_tokenizer
 
     arch = yaml.safe_load((REPO / "config.yaml").read_text())["base"]["arch"]
     tok = build_tokenizer()
@@ -75,7 +75,7 @@ def _toy_model(path: Path) -> None:
 def _prompts(path: Path) -> list[str]:
     import yaml
 
-    from rlvr_support.toyworld.world import build_prompt_sets
+    from rlvr_support.data.toyworld.world import build_prompt_sets
 
     world = yaml.safe_load((REPO / "config.yaml").read_text())["world"]
     recs = build_prompt_sets(world)["math"]
@@ -87,7 +87,7 @@ def _prompts(path: Path) -> list[str]:
 def child_sample(a) -> None:
     import torch
 
-    from rlvr_support.modeling import load_policy
+    from rlvr_support.models.loading import load_policy
 
     torch.set_num_threads(a.threads)
     prompts = json.loads(Path(a.prompts).read_text())[: a.n_prompts]
@@ -122,10 +122,10 @@ def child_grpo(a) -> None:
     import yaml
     from transformers import TrainerCallback
 
-    from rlvr_support.grpo import _dataset, grpo_config
-    from rlvr_support.grpo_extensions import SupportGRPOTrainer
-    from rlvr_support.modeling import load_policy
-    from rlvr_support.rewards import make_reward
+    from rlvr_support.training.stage import _dataset, grpo_config
+    from rlvr_support.training.trainer import SupportGRPOTrainer
+    from rlvr_support.models.loading import load_policy
+    from rlvr_support.training.rewards import make_reward
 
     torch.set_num_threads(a.threads)
     rl = yaml.safe_load((REPO / "config.yaml").read_text())["rl"]
@@ -223,7 +223,7 @@ def sampling_section(work: Path, a) -> list[str]:
 def grpo_section(work: Path, a) -> list[str]:
     import yaml
 
-    from rlvr_support.toyworld.world import build_prompt_sets
+    from rlvr_support.data.toyworld.world import build_prompt_sets
 
     model, prompts = work / "model", work / "grpo_prompts.json"
     if not model.exists():
@@ -307,7 +307,7 @@ def main() -> None:
         return child_sample(a)
     if a.child == "grpo":
         return child_grpo(a)
-    from rlvr_support.atomic import write_text
+    from rlvr_support.storage.atomic import write_text
     if a.only == "grpo":
         with tempfile.TemporaryDirectory(prefix="bench-") as work:
             section = grpo_section(Path(work), a)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # GPU check on one GPU node (no internet needed): the toy world's pretraining, GRPO and sampling on
-# the GPU and on the CPU, with GPU/CPU throughput ratios (src/rlvr_support/gpu_check.py).
+# the GPU and on the CPU, with GPU/CPU throughput ratios (src/rlvr_support/cli/gpu_check.py).
 #
 #   scripts/gpu_check.sh                      # full size, about 2-4 minutes on one GPU node
 #   scripts/gpu_check.sh --quick              # seconds; also runs on a CPU-only machine
@@ -33,4 +33,4 @@ if [[ -n "$wheelhouse" ]]; then
 fi
 export PYTHONPATH="$repo/src${PYTHONPATH:+:$PYTHONPATH}"
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>/dev/null || echo "nvidia-smi: not available"
-exec "$py" -m rlvr_support.gpu_check "${args[@]}"
+exec "$py" -m rlvr_support.cli.gpu_check "${args[@]}"

@@ -44,8 +44,8 @@ def tiny_checkpoint(directory: Path, seed: int) -> Path:
     """A random 1-layer toy Llama with the toy tokenizer, saved with a manifest; returns the manifest."""
     import torch
 
-    from rlvr_support.modeling import toy_llama
-    from rlvr_support.toyworld.tokenizer import build_tokenizer
+    from rlvr_support.models.loading import toy_llama
+    from rlvr_support.data.toyworld.tokenizer import build_tokenizer
 
     torch.manual_seed(seed)
     tok = build_tokenizer()

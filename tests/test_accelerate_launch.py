@@ -76,7 +76,7 @@ def test_accelerate_launcher_across_nodes_goes_through_srun(tmp_path):
 
 
 def test_config_rejects_multinode_without_accelerate():
-    from rlvr_support.config import ConfigError, validate_config
+    from rlvr_support.config.validate import ConfigError, validate_config
 
     cfg = yaml.safe_load(SMOKE_CONFIG.read_text())
     cfg["resources"]["train"].update(nodes=2, tasks=2)

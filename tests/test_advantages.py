@@ -1,4 +1,4 @@
-"""Hand-computed groups for every advantage / reward-shaping formula (src/rlvr_support/advantages.py)."""
+"""Hand-computed groups for every advantage / reward-shaping formula (src/rlvr_support/training/advantages.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import math
 import pytest
 import torch
 
-from rlvr_support.advantages import (group_advantages, inverse_success_scale, kl_penalised_rewards,
+from rlvr_support.training.advantages import (group_advantages, inverse_success_scale, sequence_kl,
                                      likelihood_rank, passk_advantages, per_token_kl, unlikeliness_rewards)
 
 T = torch.tensor
@@ -93,8 +93,8 @@ def test_per_token_kl_estimators():
         per_token_kl(logps, ref, "k2")
 
 
-def test_kl_penalised_rewards_ignores_masked_tokens():
+def test_sequence_kl_ignores_masked_tokens():
     logps, ref = T([[-1.0, -2.0, -5.0]]), T([[-2.0, -1.0, 0.0]])
     mask = T([[1.0, 1.0, 0.0]])
-    out = kl_penalised_rewards(T([1.0]), logps, ref, mask, beta=0.1, estimator="k3")
-    assert torch.allclose(out, T([1.0 - 0.1 * (math.exp(-1) + math.e - 2)]))
+    out = sequence_kl(logps, ref, mask, estimator="k3")
+    assert torch.allclose(out, T([math.exp(-1) + math.e - 2]))

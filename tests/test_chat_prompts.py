@@ -5,8 +5,8 @@ import json
 
 import pytest
 
-from rlvr_support.modeling import load_policy
-from rlvr_support.prompting import render
+from rlvr_support.models.loading import load_policy
+from rlvr_support.models.prompting import render
 from support_helpers import math_prompts, tiny_checkpoint, write_samples
 
 # words of the toy vocabulary, so that the template's tokens are real tokens
@@ -42,7 +42,7 @@ def _rendered(manifest, prompts_path):
 
 
 def test_base_metrics_renders_chat_prompts(chat_ckpt, prompts, monkeypatch):
-    from rlvr_support import base_metrics
+    from rlvr_support.analysis import base_metrics
 
     seen = []
 
@@ -57,7 +57,7 @@ def test_base_metrics_renders_chat_prompts(chat_ckpt, prompts, monkeypatch):
 
 
 def test_support_monitor_renders_chat_prompts(chat_ckpt, prompts, monkeypatch, tmp_path):
-    from rlvr_support import support_monitor
+    from rlvr_support.training import support_monitor
 
     model, tok = load_policy(chat_ckpt)
     recs = [json.loads(line) for line in open(prompts)]
@@ -103,8 +103,8 @@ def test_opening_intervention_forces_after_the_rendered_prompt(chat_ckpt, prompt
     s = write_samples(tmp_path / "samples", "base", "math", {f"math-eval-{i:05d}": [opening] * 2 for i in range(2)})
     seen = []
 
-    def capture(model, forced_tok, keys, **kw):
-        seen.extend(forced_tok._ids[k] for k in keys)
+    def capture(model, tokenizer, prompts, **kw):
+        seen.extend(prompts)  # token-id prompts: rendered prompt ids + the forced opening's ids
         raise Stop
 
     monkeypatch.setattr(hf, "generate_hf", capture)
@@ -112,7 +112,7 @@ def test_opening_intervention_forces_after_the_rendered_prompt(chat_ckpt, prompt
         opening_intervention.intervention_run(
             {"base": str(chat_ckpt)}, {"base": str(s)}, str(prompts), m=2,
             cfg={"top": 1, "prompts": 2, "n": 2, "max_new_tokens": 3},
-            sampling={"temperature": 1.0, "top_p": 1.0, "seed": 0, "prompt_batch": 4},
+            sampling={"backend": "hf", "temperature": 1.0, "top_p": 1.0, "seed": 0, "prompt_batch": 4},
             scoring={"timeout_s": 1.0, "workers": 1, "reasoning": "none"}, seed=0)
     expected = [tok(t)["input_ids"] + opening for t in chat]
     assert seen and all(ids in expected for ids in seen)

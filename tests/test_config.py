@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from conftest import REPO, SMOKE_CONFIG, run_snakemake
-from rlvr_support.config import ConfigError, load_config, validate_config
+from rlvr_support.config.validate import ConfigError, load_config, validate_config
 
 DEFAULT = yaml.safe_load((REPO / "config.yaml").read_text())
 

@@ -8,10 +8,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from rlvr_support.data_sources import build_task_records
-from rlvr_support.data_sources.rlvr_ifeval import map_ground_truth
-from rlvr_support.scoring import load_prompts, score_samples
-from rlvr_support.verifiers.ifeval import score_if
+from rlvr_support.data.sources import build_task_records
+from rlvr_support.data.sources.rlvr_ifeval import map_ground_truth
+from rlvr_support.scoring.score import load_prompts, score_samples
+from rlvr_support.scoring.verifiers.ifeval import score_if
 
 DATA = Path(__file__).parent / "data" / "sources"
 FIELDS = {"id", "task", "prompt", "answer", "instruction_id_list", "kwargs", "split"}

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 import torch
 
-from rlvr_support import cli, devices
-from rlvr_support.devices import GPUUnavailableError, require_gpus
+from rlvr_support.cli import main as cli
+from rlvr_support.models import devices
+from rlvr_support.models.devices import GPUUnavailableError, require_gpus
 
 
 def _fake_gpus(monkeypatch, n):

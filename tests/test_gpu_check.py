@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from conftest import REPO
-from rlvr_support import gpu_check
+from rlvr_support.cli import gpu_check
 
 
 def test_plan_keeps_the_study_model_at_full_size_and_shrinks_only_in_quick_mode():

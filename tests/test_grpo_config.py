@@ -4,8 +4,8 @@ import pytest
 import torch
 import yaml
 
-from rlvr_support import grpo
-from rlvr_support.config import load_config
+from rlvr_support.training import stage as grpo
+from rlvr_support.config.validate import load_config
 
 
 def test_bf16_is_off_on_cpu_whatever_the_config(monkeypatch):

@@ -1,4 +1,4 @@
-"""SupportGRPOTrainer (src/rlvr_support/grpo_extensions.py): TRL override points, and 1-2 training
+"""SupportGRPOTrainer (src/rlvr_support/training/trainer.py): TRL override points, and 1-2 training
 steps of a tiny random Llama with each remedy switched on, checking that the remedy acts."""
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ from datasets import Dataset
 from transformers import AutoModelForCausalLM
 from trl import GRPOConfig, GRPOTrainer
 
-from rlvr_support.grpo_extensions import (TRL_TARGET, SupportGRPOTrainer, check_remedies, remedy_grpo_kwargs,
+from rlvr_support.training.trainer import (TRL_TARGET, SupportGRPOTrainer, check_remedies, remedy_grpo_kwargs,
                                           resolve_remedies)
-from rlvr_support.modeling import toy_llama
-from rlvr_support.toyworld.tokenizer import build_tokenizer
+from rlvr_support.models.loading import toy_llama
+from rlvr_support.data.toyworld.tokenizer import build_tokenizer
 
 # The override points the subclass relies on, with the parameters it calls them with.
 OVERRIDE_POINTS = {
@@ -31,7 +31,7 @@ OVERRIDE_POINTS = {
 
 
 def test_trl_version_is_the_targeted_one():
-    assert trl.__version__ == TRL_TARGET, "grpo_extensions targets a pinned TRL; re-check the override points"
+    assert trl.__version__ == TRL_TARGET, "training/trainer.py targets a pinned TRL; re-check the override points"
 
 
 @pytest.mark.parametrize("name,params", OVERRIDE_POINTS.items())
@@ -145,7 +145,7 @@ def test_kl_in_reward_changes_advantages(tmp_path):
         for p in t._ref.parameters():
             p.add_(0.5 * torch.randn_like(p))
     out = _batch(t)
-    from rlvr_support.advantages import group_advantages
+    from rlvr_support.training.advantages import group_advantages
     plain = group_advantages((t._last_rewards * t.reward_weights).nansum(1), 4)
     assert not torch.allclose(out["advantages"], plain)
 

@@ -1,4 +1,4 @@
-"""GRPO rollouts from the fast CPU sampler (sampling/fast.py `sample_ids`, grpo_extensions.py `_rollouts`).
+"""GRPO rollouts from the fast CPU sampler (sampling/fast.py `sample_ids`, training/trainer.py `_rollouts`).
 
 * `sample_ids` greedy equals Hugging Face `generate` token for token (prompts of different lengths,
   two eos ids, rows cut right after their first eos), and sharing a prefill over n rows changes nothing;
@@ -22,12 +22,12 @@ from safetensors.torch import load_file
 from transformers import AutoModelForCausalLM, LlamaConfig, LlamaForCausalLM
 from trl import GRPOConfig
 
-import rlvr_support.grpo as grpo
-import rlvr_support.grpo_extensions as ext
-from rlvr_support.atomic import write_jsonl
-from rlvr_support.modeling import toy_llama
+import rlvr_support.training.stage as grpo
+import rlvr_support.training.trainer as ext
+from rlvr_support.storage.atomic import write_jsonl
+from rlvr_support.models.loading import toy_llama
 from rlvr_support.sampling.fast import sample_ids
-from rlvr_support.toyworld.tokenizer import build_tokenizer
+from rlvr_support.data.toyworld.tokenizer import build_tokenizer
 from test_sampling_fast import ARCH, PROMPTS, _next_token_probs, chi_square_z
 
 MAX_NEW = 30

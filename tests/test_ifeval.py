@@ -3,7 +3,7 @@ reasoning mode and validation errors."""
 
 import pytest
 
-from rlvr_support.verifiers.ifeval import (
+from rlvr_support.scoring.verifiers.ifeval import (
     INSTRUCTION_IDS,
     IFResult,
     InstructionError,
@@ -12,7 +12,7 @@ from rlvr_support.verifiers.ifeval import (
     strip_reasoning,
     validate_instructions,
 )
-from rlvr_support.verifiers.sentences import count_sentences, count_words, word_tokens
+from rlvr_support.scoring.verifiers.sentences import count_sentences, count_words, word_tokens
 
 EN = "This is a simple English sentence about the weather and the city."
 

@@ -40,8 +40,8 @@ lm_eval = pytest.importorskip("lm_eval", reason="lm-eval not installed (pip inst
 nltk = pytest.importorskip("nltk", reason="nltk (needed by lm-eval's IFEval) not installed")
 pytest.importorskip("immutabledict", reason="immutabledict (needed by lm-eval's IFEval) not installed")
 
-from rlvr_support.verifiers import ifeval as ours  # noqa: E402
-from rlvr_support.verifiers.sentences import count_sentences  # noqa: E402
+from rlvr_support.scoring.verifiers import ifeval as ours  # noqa: E402
+from rlvr_support.scoring.verifiers.sentences import count_sentences  # noqa: E402
 
 N_RESPONSES = 2000
 MIN_AGREEMENT = 0.99

@@ -2,9 +2,9 @@
 
 import pytest
 
-from rlvr_support.verifiers.ifeval import IFResult
-from rlvr_support.verifiers.joint import score_joint
-from rlvr_support.verifiers.math import MathResult
+from rlvr_support.scoring.verifiers.ifeval import IFResult
+from rlvr_support.scoring.verifiers.joint import score_joint
+from rlvr_support.scoring.verifiers.math import MathResult
 
 OK, WRONG = MathResult(True, "1", False, None), MathResult(False, "2", False, None)
 

@@ -15,8 +15,8 @@ import langdetect
 import pytest
 from langdetect.detector import Detector
 
-from rlvr_support.verifiers import ifeval
-from rlvr_support.verifiers import langdetect_fast as lf
+from rlvr_support.scoring.verifiers import ifeval
+from rlvr_support.scoring.verifiers import langdetect_fast as lf
 
 WORDS = "the river cat garden music light story data model answer".split()
 SENTENCES = [

@@ -7,8 +7,8 @@ import time
 
 import pytest
 
-from rlvr_support.verifiers import math as vm
-from rlvr_support.verifiers.math import MathResult, as_fraction, extract_answer, score_math_batch
+from rlvr_support.scoring.verifiers import math as vm
+from rlvr_support.scoring.verifiers.math import MathResult, as_fraction, extract_answer, score_math_batch
 
 
 @pytest.mark.parametrize(

@@ -1,10 +1,10 @@
-"""Memory network for distribution-level calibration (src/rlvr_support/memory_net.py)."""
+"""Memory network for distribution-level calibration (src/rlvr_support/training/memory_net.py)."""
 
 from __future__ import annotations
 
 import torch
 
-from rlvr_support.memory_net import MemoryLogitsProcessor, MemoryNet, MemoryTrainer, memory_loss
+from rlvr_support.training.memory_net import MemoryLogitsProcessor, MemoryNet, MemoryTrainer, memory_loss
 
 
 def test_memory_outputs_normalised_log_probs():

@@ -2,18 +2,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rlvr_support.analysis.opening_intervention import ForcedTokenizer, intervention_run, intervention_tables, top_openings
-from rlvr_support.toyworld.tokenizer import build_tokenizer
+from rlvr_support.analysis.opening_intervention import intervention_run, intervention_tables, top_openings
+from rlvr_support.data.toyworld.tokenizer import build_tokenizer
 from support_helpers import math_prompts, tiny_checkpoint, write_samples, write_scores
-
-
-def test_forced_tokenizer_left_pads_exact_ids():
-    tok = build_tokenizer()
-    ft = ForcedTokenizer(tok, {"x": [1, 5, 6], "y": [1, 7]})
-    enc = ft(["x", "y"], return_tensors="pt", padding=True)
-    assert enc["input_ids"].tolist() == [[1, 5, 6], [tok.pad_token_id, 1, 7]]
-    assert enc["attention_mask"].tolist() == [[1, 1, 1], [0, 1, 1]]
-    assert ft.eos_token_id == tok.eos_token_id
 
 
 def test_top_openings_weight_models_equally():
@@ -51,7 +42,8 @@ def test_decomposition_hand_example(tmp_path):
     assert d.loc["if/seed0", "measured"] == 0.5
 
 
-def test_intervention_run_forces_the_opening(tmp_path):
+@pytest.mark.parametrize("backend", ["hf", "fast"])
+def test_intervention_run_forces_the_opening(tmp_path, backend):
     m0 = tiny_checkpoint(tmp_path / "m0", seed=0)
     prompts = math_prompts(tmp_path / "math.jsonl", [("3 + 4", "7"), ("5 + 6", "11")])
     tok = build_tokenizer()
@@ -60,7 +52,8 @@ def test_intervention_run_forces_the_opening(tmp_path):
                                                               "math-eval-00001": [opening] * 2})
     run = intervention_run({"base": str(m0)}, {"base": str(s)}, str(prompts), m=2,
                            cfg={"top": 1, "prompts": 2, "n": 2, "max_new_tokens": 3},
-                           sampling={"temperature": 1.0, "top_p": 1.0, "seed": 0, "prompt_batch": 4},
+                           sampling={"backend": backend, "temperature": 1.0, "top_p": 1.0, "seed": 0,
+                                     "prompt_batch": 4},
                            scoring={"timeout_s": 1.0, "workers": 1, "reasoning": "none"}, seed=0)
     assert len(run) == 4 and set(run["opening_text"]) == {"answer :"}
     assert all(t.startswith("answer :") for t in run["text"])

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from rlvr_support.config import ConfigError, validate_config
+from rlvr_support.config.validate import ConfigError, validate_config
 
 REPO = Path(__file__).resolve().parents[1]
 SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))

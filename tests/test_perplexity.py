@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from rlvr_support.analysis.perplexity import perplexity_run, perplexity_table
-from rlvr_support.modeling import load_policy
+from rlvr_support.models.loading import load_policy
 from support_helpers import math_prompts, tiny_checkpoint
 
 

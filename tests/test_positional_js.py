@@ -6,7 +6,7 @@ import torch
 from rlvr_support.analysis.positional_js import _curve_stats, choose_prompts, js_tables, positional_js_run
 from rlvr_support.analysis.runs import parse_files
 from rlvr_support.analysis.teacher_forcing import response_ids, response_logprobs
-from rlvr_support.modeling import load_policy
+from rlvr_support.models.loading import load_policy
 from support_helpers import math_prompts, tiny_checkpoint, write_samples
 
 

@@ -10,9 +10,9 @@ import pytest
 import yaml
 
 from conftest import SMOKE_CONFIG
-from rlvr_support import provenance as prov
-from rlvr_support.audit import run as audit
-from rlvr_support.cli import main
+from rlvr_support.lineage import provenance as prov
+from rlvr_support.lineage.audit import run as audit
+from rlvr_support.cli.main import main
 
 WORLD = json.dumps(yaml.safe_load(SMOKE_CONFIG.read_text())["world"])
 

@@ -9,11 +9,11 @@ import pytest
 
 pytest.importorskip("reasoning_gym", reason="reasoning-gym is not installed (pip install -r requirements.txt)")
 
-from rlvr_support.data_sources import build_task_records  # noqa: E402
-from rlvr_support.data_sources.if_templates import template_records  # noqa: E402
-from rlvr_support.scoring import load_prompts, score_samples  # noqa: E402
-from rlvr_support.verifiers.ifeval import validate_instructions  # noqa: E402
-from rlvr_support.verifiers.reasoning_gym import score_rg  # noqa: E402
+from rlvr_support.data.sources import build_task_records  # noqa: E402
+from rlvr_support.data.sources.if_templates import template_records  # noqa: E402
+from rlvr_support.scoring.score import load_prompts, score_samples  # noqa: E402
+from rlvr_support.scoring.verifiers.ifeval import validate_instructions  # noqa: E402
+from rlvr_support.scoring.verifiers.reasoning_gym import score_rg  # noqa: E402
 
 
 def _score(recs, texts, tmp_path):

@@ -56,7 +56,7 @@ def test_verdict(low, high, sign, expected):
 
 
 def test_analysis_defaults_fill_missing_keys_only():
-    from rlvr_support.analysis.defaults import ANALYSIS_DEFAULTS, with_defaults
+    from rlvr_support.config.defaults import ANALYSIS_DEFAULTS, with_defaults
 
     out = with_defaults({"bootstrap": 10, "ci": 0.9, "seed": 0, "opening_tokens": 2}, eval_sets=["math", "if"])
     assert out["opening_tokens"] == 2 and out["support_delta"] == ANALYSIS_DEFAULTS["support_delta"]

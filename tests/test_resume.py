@@ -17,7 +17,7 @@ import yaml
 from safetensors.torch import load_file
 
 from conftest import SMOKE_CONFIG
-from rlvr_support import resume
+from rlvr_support.models import resume
 
 CONFIG = yaml.safe_load(SMOKE_CONFIG.read_text())
 
@@ -46,13 +46,13 @@ def _cli(cwd: Path, *args: str) -> list[str]:
 # any resume would "match". This graded stand-in reward gives every group a spread.
 LENGTH_REWARD = """
 import sys
-import rlvr_support.grpo as grpo
+import rlvr_support.training.stage as grpo
 def make_reward(task):
     def length_reward(prompts, completions, **_):
         return [len(c if isinstance(c, str) else c[-1]["content"]) % 5 / 4 for c in completions]
     return length_reward
 grpo.make_reward = make_reward
-from rlvr_support.cli import main
+from rlvr_support.cli.main import main
 sys.exit(main(sys.argv[1:]))
 """
 

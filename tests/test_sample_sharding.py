@@ -7,7 +7,7 @@ import pytest
 import yaml
 
 from conftest import SMOKE_CONFIG, run_snakemake
-from rlvr_support.sample import SAMPLE_COLUMNS, merge_shards, shard_prompts
+from rlvr_support.sampling.jobs import SAMPLE_COLUMNS, merge_shards, shard_prompts
 
 
 def test_shards_are_a_partition_in_order():

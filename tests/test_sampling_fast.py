@@ -16,11 +16,11 @@ from collections import Counter
 import pytest
 import torch
 
-from rlvr_support.modeling import toy_llama
-from rlvr_support.sample import choose_backend
+from rlvr_support.models.loading import toy_llama
+from rlvr_support.sampling.backends import choose_backend
 from rlvr_support.sampling.fast import generate_fast, top_p_filter
 from rlvr_support.sampling.hf import generate_hf
-from rlvr_support.toyworld.tokenizer import build_tokenizer
+from rlvr_support.data.toyworld.tokenizer import build_tokenizer
 
 ARCH = {"hidden_size": 32, "intermediate_size": 64, "num_layers": 2, "num_heads": 4, "max_positions": 128}
 PROMPTS = ["Q : solve 12 + 7 . A :", "write a short note about the sea", "Q : solve 3 * 4 + 5 * 6 . A :"]

@@ -5,7 +5,7 @@ import json
 import pandas as pd
 import pytest
 
-from rlvr_support.scoring import OUTPUT_COLUMNS, load_prompts, score_samples
+from rlvr_support.scoring.score import OUTPUT_COLUMNS, load_prompts, score_samples
 
 PROMPTS = {
     "m1": {"id": "m1", "task": "math", "prompt": "37 + 2*48?", "answer": "133", "split": "test"},

@@ -50,7 +50,7 @@ def test_base_manifest_records_checksums(smol_run):
     assert len(m["gguf_sha256"]) == 64 and len(m["sha256"]["model.safetensors"]) == 64
     assert m["architecture"] == "LlamaForCausalLM" and 100e6 < m["parameters"] < 200e6
     model_dir = smol_run / "results/checkpoints/base/model"
-    from rlvr_support.base_models import sha256_file
+    from rlvr_support.models.base_models import sha256_file
 
     assert sha256_file(model_dir / "model.safetensors") == m["sha256"]["model.safetensors"]
 

@@ -1,4 +1,4 @@
-"""Support monitor (src/rlvr_support/support_monitor.py): metrics of a probe, early stop, callback."""
+"""Support monitor (src/rlvr_support/training/support_monitor.py): metrics of a probe, early stop, callback."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 import torch
 from transformers import BatchEncoding, TrainerControl, TrainerState
 
-from rlvr_support.support_monitor import COLUMNS, SupportMonitor, previous_task_drop, probe_metrics
+from rlvr_support.training.support_monitor import COLUMNS, SupportMonitor, previous_task_drop, probe_metrics
 
 
 def test_probe_metrics_hand_computed():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from transformers import AutoTokenizer
 
-from rlvr_support.toyworld.tokenizer import build_tokenizer
+from rlvr_support.data.toyworld.tokenizer import build_tokenizer
 
 TEXTS = [
     "Q : solve 98 + 35 * 6 . A :",

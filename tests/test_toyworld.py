@@ -9,11 +9,11 @@ import pytest
 import yaml
 
 from conftest import REPO
-from rlvr_support.scoring import score_samples
-from rlvr_support.toyworld.constraints import IF_INSTRUCTIONS
-from rlvr_support.toyworld.math_problems import MathProblem, sample_problems
-from rlvr_support.toyworld.world import build_corpus, build_prompt_sets, reference_solutions
-from rlvr_support.verifiers.ifeval import validate_instructions
+from rlvr_support.scoring.score import score_samples
+from rlvr_support.data.toyworld.constraints import IF_INSTRUCTIONS
+from rlvr_support.data.toyworld.math_problems import MathProblem, sample_problems
+from rlvr_support.data.toyworld.world import build_corpus, build_prompt_sets, reference_solutions
+from rlvr_support.scoring.verifiers.ifeval import validate_instructions
 
 WORLD = yaml.safe_load((REPO / "config.yaml").read_text())["world"]
 

@@ -5,9 +5,9 @@ import time
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rlvr_support.verifiers.ifeval import INSTRUCTION_IDS, check_instruction, score_if
-from rlvr_support.verifiers.math import as_fraction, extract_answer
-from rlvr_support.verifiers.sentences import count_sentences, word_tokens
+from rlvr_support.scoring.verifiers.ifeval import INSTRUCTION_IDS, check_instruction, score_if
+from rlvr_support.scoring.verifiers.math import as_fraction, extract_answer
+from rlvr_support.scoring.verifiers.sentences import count_sentences, word_tokens
 
 KWARGS = {
     "keywords:existence": {"keywords": ["a", "(b"]},

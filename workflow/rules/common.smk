@@ -9,14 +9,21 @@ from pathlib import Path
 sys.path.insert(0, str(Path(workflow.basedir) / "src"))
 # ... and in the jobs: `python -m rlvr_support` may run in a conda env from envs/ (--sdm conda)
 # or on a cluster node, where the package is not installed; SLURM jobs inherit this (--export=ALL).
+# (snakemake --lint asks for an `envvars:` assertion here: PYTHONPATH is extended, not required.)
 if str(Path(workflow.basedir) / "src") not in os.environ.get("PYTHONPATH", "").split(os.pathsep):
     os.environ["PYTHONPATH"] = os.pathsep.join(
-        p for p in (str(Path(workflow.basedir) / "src"), os.environ.get("PYTHONPATH")) if p)
+        p for p in (str(Path(workflow.basedir) / "src"), os.environ.get("PYTHONPATH")) if p
+    )
 
-from rlvr_support.codehash import code_hash
-from rlvr_support.config import validate_config
+from rlvr_support.config.chains import CHAIN_RE, TASKS, parent_chain, parse_chain, stage_task
+from rlvr_support.config.defaults import VARIANT_META, fill_defaults
+from rlvr_support.config.validate import validate_config
+from rlvr_support.lineage.codehash import code_hash
 
 validate_config(config)
+# Defaults (analysis keys, remedy parameters) are filled in once, here, so every rule and its
+# params see the same complete config (rlvr_support/config/defaults.py).
+config.update(fill_defaults(config))
 
 # One starting model (`base:`): results/... . Several (`models:`, e.g. the paper's two bases): each
 # is a wildcard, results/{model}/..., over one shared copy of the prompts.
@@ -25,16 +32,14 @@ TOP = "results"
 DATA = f"{TOP}/data"
 RESULTS = f"{TOP}/{{model}}" if MODELS else TOP
 PY = "python -m rlvr_support"
-TASKS = ["math", "if", "joint"]
-# A chain is a sequence of stages, optionally with a mitigation variant applied to its LAST
-# stage: `math-if~kl` (variant names are keys of config["variants"]).
-CHAIN_RE = r"(math|if|joint)(-(math|if|joint))*(~[a-z][a-z0-9_-]*)?"
+ANALYSIS = config["analysis"]
+BOOTSTRAP_KEYS = ("bootstrap", "ci", "seed")  # what every table with confidence intervals reads
 
 
 wildcard_constraints:
     model="|".join(re.escape(m) for m in MODELS) or "-",  # unused in a one-model study
-    task="math|if|joint",
-    eval_set="math|if|joint",
+    task="|".join(TASKS),
+    eval_set="|".join(TASKS),
     chain=CHAIN_RE,
     seed=r"\d+",
     ckpt=rf"base|{CHAIN_RE}/seed\d+",
@@ -61,24 +66,112 @@ def compact_json(obj):
     return json.dumps(obj, sort_keys=True, separators=(",", ":"))
 
 
+@functools.lru_cache(maxsize=None)
+def get_code(*names):
+    """The source hash of the package folders/modules a rule's verb runs (lineage/codehash.py);
+    many rules share a set, so it is hashed once per parse."""
+    return code_hash(*names)
+
+
+def get_conda_env(kind):
+    """The conda environment of a job kind under `--sdm conda`: the CUDA build (envs/train.yaml) for
+    a job that asks for GPUs, else the CPU build. vLLM runs in its own interpreter (envs/vllm.yaml,
+    found through RLVR_VLLM_PYTHON), started by the sample job."""
+    gpus = config["resources"].get(kind, {}).get("gpu", 0)
+    return "../../envs/train.yaml" if gpus else "../../envs/cpu.yaml"
+
+
+# ---- what each job reads: a rule's params are exactly these, so an edit elsewhere reruns nothing
+
+
+def get_world_prompts_cfg(wildcards=None):
+    """The toy world's prompt sets read the world's seed and per-task sizes, not its corpus."""
+    return compact_json({k: config["world"][k] for k in ("seed", "math", "if", "joint")})
+
+
+def get_world_corpus_cfg(wildcards=None):
+    """The corpus reads its own section, the seed and the math train levels (prompts are an input)."""
+    w = config["world"]
+    return compact_json({"seed": w["seed"], "corpus": w["corpus"], "math": {"train_levels": w["math"]["train_levels"]}})
+
+
+def get_output_dir(wildcards, output):
+    """The folder of a rule's outputs (the toy world writes one prompt file per task there)."""
+    return str(Path(output[0]).parent)
+
+
+def get_input_dir(wildcards, input):
+    return str(Path(input[0]).parent)
+
+
 def get_base_cfg(wildcards):
     return compact_json(base_spec(wildcards))
 
 
-def as_json(section):
-    """A config section as compact JSON for a rule's command line."""
-    return compact_json(config[section])
+def get_pretrain_cfg(wildcards=None):
+    """Pretraining reads the architecture and the optimiser schedule (its seed is a separate param)."""
+    return compact_json({k: config["base"][k] for k in ("arch", "train")})
 
 
-@functools.lru_cache(maxsize=None)
-def get_code(*modules):
-    """The source hash of these modules and what they import; many rules share a set, so it is hashed once."""
-    return code_hash(*modules)
+def get_train_cfg(wildcards):
+    """The stage's RL keys: the whole `rl` section but `seeds` (the job trains one, its wildcard)."""
+    return compact_json({k: v for k, v in config["rl"].items() if k != "seeds"})
+
+
+def get_sampling_cfg(wildcards=None):
+    """What a sample job reads: the `sampling` section without `routing` (read by routed jobs only)
+    and without the vLLM engine options unless the backend is vllm."""
+    s = config["sampling"]
+    drop = {"routing"} | (set() if s["backend"] == "vllm" else {"vllm"})
+    return compact_json({k: v for k, v in s.items() if k not in drop})
+
+
+def get_routing_args(wildcards):
+    """A routed job's own keys: the share of samples routed and how many tokens come from the reference."""
+    r = config["sampling"]["routing"]
+    return f"--route-gamma {r['gamma']} --route-tokens {r['tokens']}"
+
+
+def get_generation_cfg(wildcards=None):
+    """Generation inside analyses (the opening intervention): backend, temperature, top-p, seed, batch."""
+    s = config["sampling"]
+    keys = ["backend", "temperature", "top_p", "seed", "prompt_batch"] + (["vllm"] if s["backend"] == "vllm" else [])
+    return compact_json({k: s[k] for k in keys})
+
+
+def get_scoring_cfg(wildcards=None):
+    return compact_json(config["scoring"])
+
+
+def get_max_new_tokens(wildcards=None):
+    return config["sampling"]["max_new_tokens"]
+
+
+def get_analysis_cfg(*keys):
+    """The filled-in `analysis` section cut to the keys one table job reads."""
+    return compact_json({k: ANALYSIS[k] for k in keys})
+
+
+def get_analysis_part(part, *keys):
+    """A model-based analysis' own section (without its `eval_sets`, which pick the jobs) plus `keys`."""
+    own = {k: v for k, v in ANALYSIS[part].items() if k != "eval_sets"}
+    return compact_json({part: own, **{k: ANALYSIS[k] for k in keys}})
+
+
+def get_opening_tokens(wildcards=None):
+    return ANALYSIS["opening_tokens"]
+
+
+# ---- the DAG: checkpoints, chains and the files between rules
 
 
 def checkpoints():
     """Every checkpoint the study samples: the base and each chain for each RL seed."""
     return ["base"] + [f"{c}/seed{s}" for c in config["chains"] for s in config["rl"]["seeds"]]
+
+
+def rl_checkpoints():
+    return [c for c in checkpoints() if c != "base"]
 
 
 def sample_shards():
@@ -88,8 +181,9 @@ def sample_shards():
 
 def get_sample_shards(wildcards):
     """The shard files that `sample_merge` concatenates, in shard order."""
-    return [f"{RESULTS}/samples/{wildcards.ckpt}/{wildcards.eval_set}.shards/{i}.parquet"
-            for i in range(sample_shards())]
+    return [
+        f"{RESULTS}/samples/{wildcards.ckpt}/{wildcards.eval_set}.shards/{i}.parquet" for i in range(sample_shards())
+    ]
 
 
 def get_shard(wildcards):
@@ -100,18 +194,12 @@ def get_model(wildcards):
     return f"{RESULTS}/checkpoints/{wildcards.ckpt}/manifest.json"
 
 
-def chain_stages(chain):
-    """`math-if~kl` -> (["math", "if"], "kl"); the variant is None for a plain chain."""
-    stages, _, variant = chain.partition("~")
-    return stages.split("-"), variant or None
-
-
 def get_parent(wildcards):
     """`math-if` (and `math-if~kl`) continues from `math` (same seed); a one-stage chain starts from the base."""
-    stages, _ = chain_stages(wildcards.chain)
-    if len(stages) == 1:
+    parent = parent_chain(wildcards.chain)
+    if parent is None:
         return f"{RESULTS}/checkpoints/base/manifest.json"
-    return f"{RESULTS}/checkpoints/{'-'.join(stages[:-1])}/seed{wildcards.seed}/manifest.json"
+    return f"{RESULTS}/checkpoints/{parent}/seed{wildcards.seed}/manifest.json"
 
 
 def get_task_sources(wildcards):
@@ -120,29 +208,31 @@ def get_task_sources(wildcards):
 
 
 def get_stage_task(wildcards):
-    return chain_stages(wildcards.chain)[0][-1]
+    return stage_task(wildcards.chain)
+
+
+def variant_spec(chain):
+    """The (filled-in) `variants` entry of the chain's variant; {} for a plain chain."""
+    _, variant = parse_chain(chain)
+    return config["variants"][variant] if variant else {}
 
 
 def get_remedies(wildcards):
-    """The variant's remedies as JSON for `train --remedies` ({} for a plain chain)."""
-    _, variant = chain_stages(wildcards.chain)
-    spec = config.get("variants", {}).get(variant, {}) if variant else {}
-    remedies = {k: v for k, v in spec.items() if k not in ("enabled", "description")}
-    return compact_json(remedies)
+    """The variant's remedies, defaults filled in, as JSON for `train --remedies` ({} for a plain chain)."""
+    return compact_json({k: v for k, v in variant_spec(wildcards.chain).items() if k not in VARIANT_META})
 
 
 def get_teacher(wildcards):
     """Distillation teacher: the stage's parent (default) or the base policy."""
-    _, variant = chain_stages(wildcards.chain)
-    distill = config.get("variants", {}).get(variant, {}).get("distill") if variant else None
-    if distill and distill.get("teacher", "parent") == "base":
+    distill = variant_spec(wildcards.chain).get("distill")
+    if distill and distill["teacher"] == "base":
         return f"{RESULTS}/checkpoints/base/manifest.json"
     return get_parent(wildcards)
 
 
 def get_probe_prompts(wildcards):
     """Prompt files of every task of the chain so far (current and previous): the monitor's probes."""
-    stages, _ = chain_stages(wildcards.chain)
+    stages, _ = parse_chain(wildcards.chain)
     return [f"{DATA}/prompts/{t}.jsonl" for t in dict.fromkeys(stages)]
 
 
@@ -159,13 +249,21 @@ def get_all_scores(wildcards=None):
     return [f"{RESULTS}/scores/{c}/{e}.parquet" for c in checkpoints() for e in config["eval_sets"]]
 
 
+def get_all_samples(wildcards=None):
+    return [f"{RESULTS}/samples/{c}/{e}.parquet" for c in checkpoints() for e in config["eval_sets"]]
+
+
 def sequential_chains():
     """Chains of two or more stages (variants included): the ones the remedy comparison covers."""
-    return [c for c in config["chains"] if len(chain_stages(c)[0]) > 1]
+    return [c for c in config["chains"] if len(parse_chain(c)[0]) > 1]
 
 
 def get_monitor_files(chain):
     return [f"{RESULTS}/checkpoints/{chain}/seed{s}/monitor.csv" for s in config["rl"]["seeds"]]
+
+
+def get_all_monitor_files(wildcards=None):
+    return [m for c in config["chains"] for m in get_monitor_files(c)]
 
 
 def get_remedy_outputs():
@@ -178,20 +276,153 @@ def get_remedy_outputs():
 
 def get_figures():
     return [f"{RESULTS}/figures/passk_{e}.png" for e in config["eval_sets"]] + [
-        f"{RESULTS}/figures/bestk_{e}.png" for e in config["eval_sets"]]
+        f"{RESULTS}/figures/bestk_{e}.png" for e in config["eval_sets"]
+    ]
+
+
+# ---- support analyses (workflow/rules/support.smk)
+
+
+def get_js_eval_sets():
+    return [e for e in config["eval_sets"] if e in ANALYSIS["divergence"]["eval_sets"]]
+
+
+def get_intervention_eval_sets():
+    return [e for e in config["eval_sets"] if e in ANALYSIS["intervention"]["eval_sets"]]
+
+
+def has_perplexity():
+    """Reference solutions exist in the toy world only."""
+    return config["world"]["kind"] == "toy"
+
+
+def get_js_runs(wildcards=None):
+    return [f"{RESULTS}/analysis/js/{c}/{e}.parquet" for c in rl_checkpoints() for e in get_js_eval_sets()]
+
+
+def get_perplexity_runs(wildcards=None):
+    return [f"{RESULTS}/analysis/perplexity/{c}/math.parquet" for c in checkpoints()]
+
+
+def get_checkpoint_manifests(wildcards=None):
+    """Every checkpoint's manifest, in checkpoints() order."""
+    return [f"{RESULTS}/checkpoints/{c}/manifest.json" for c in checkpoints()]
+
+
+def get_intervention_samples(wildcards):
+    return [f"{RESULTS}/samples/{c}/{wildcards.eval_set}.parquet" for c in checkpoints()]
+
+
+def get_intervention_scores(wildcards):
+    return [f"{RESULTS}/scores/{c}/{wildcards.eval_set}.parquet" for c in checkpoints()]
+
+
+def get_intervention_labels(kind):
+    """`label=path` pairs (label: base or chain/seedK) of the rule's input `kind`, in checkpoints() order."""
+
+    def pairs(wildcards, input):
+        return " ".join(f"{c}={p}" for c, p in zip(checkpoints(), input[kind], strict=True))
+
+    return pairs
+
+
+def get_claims_inputs(wildcards=None):
+    ins = {
+        "scores": get_all_scores(),
+        "passk": f"{RESULTS}/tables/passk.csv",
+        "support": f"{RESULTS}/tables/support.csv",
+        "support_per_prompt": f"{RESULTS}/tables/support_categories.csv",
+        "entropy": f"{RESULTS}/tables/entropy.csv",
+        "styles": f"{RESULTS}/tables/openings_styles.csv",
+        "decomposition": [f"{RESULTS}/tables/intervention_decomposition_{e}.csv" for e in get_intervention_eval_sets()],
+    }
+    if get_js_eval_sets():
+        ins["js"] = f"{RESULTS}/tables/js_share.csv"
+    if has_perplexity():
+        ins["perplexity"] = f"{RESULTS}/tables/perplexity.csv"
+    return ins
+
+
+def get_claims_args(wildcards, input):
+    args = []
+    if "js" in input.keys():
+        args.append(f"--js-share {input.js}")
+    if "perplexity" in input.keys():
+        args.append(f"--perplexity {input.perplexity}")
+    if get_intervention_eval_sets():
+        args.append(
+            "--decomposition "
+            + " ".join(f"{e}={p}" for e, p in zip(get_intervention_eval_sets(), input.decomposition, strict=True))
+        )
+    return " ".join(args)
+
+
+def get_support_outputs():
+    """Every table and figure of support.smk: targets of `all`."""
+    out = [
+        f"{RESULTS}/tables/{t}"
+        for t in (
+            "support.csv",
+            "support.md",
+            "support_categories.csv",
+            "entropy.csv",
+            "entropy.md",
+            "openings.csv",
+            "openings.md",
+            "openings_summary.csv",
+            "openings_styles.csv",
+            "claims.csv",
+            "claims.md",
+        )
+    ]
+    out += [f"{RESULTS}/figures/support_{e}.png" for e in config["eval_sets"]]
+    out += [f"{RESULTS}/figures/openings_{e}.png" for e in config["eval_sets"]]
+    out.append(f"{RESULTS}/figures/entropy.png")
+    if get_js_eval_sets():
+        out += [f"{RESULTS}/tables/js_share.csv", f"{RESULTS}/tables/js_positions.csv"]
+        out += [f"{RESULTS}/figures/js_{e}.png" for e in get_js_eval_sets()]
+    for e in get_intervention_eval_sets():
+        out += [
+            f"{RESULTS}/tables/intervention_{e}.csv",
+            f"{RESULTS}/tables/intervention_decomposition_{e}.csv",
+            f"{RESULTS}/figures/intervention_{e}.png",
+        ]
+    if has_perplexity():
+        out += [f"{RESULTS}/tables/perplexity.csv", f"{RESULTS}/figures/perplexity.png"]
+    return out
+
+
+# ---- routing prior at sampling time (workflow/rules/routed.smk)
+
+
+def routed_checkpoints():
+    routing = config["sampling"].get("routing")
+    if not routing:
+        return []
+    return [f"{c}/seed{s}" for c in routing["chains"] for s in config["rl"]["seeds"]]
+
+
+def get_routed_scores(wildcards=None):
+    return [f"{RESULTS}/routed/scores/{c}/{e}.parquet" for c in routed_checkpoints() for e in config["eval_sets"]]
+
+
+def get_routed_outputs():
+    return [f"{RESULTS}/tables/routed_passk.csv", f"{RESULTS}/tables/routed_passk.md"] if routed_checkpoints() else []
 
 
 def get_final_output():
-    return for_each_model([
-        f"{RESULTS}/checkpoints/base/metrics.json",
-        f"{RESULTS}/tables/passk.csv",
-        f"{RESULTS}/tables/headline.csv",
-        f"{RESULTS}/tables/headline.md",
-        *get_figures(),
-        *get_remedy_outputs(),
-        *get_support_outputs(),  # workflow/rules/support.smk
-        *get_routed_outputs(),  # workflow/rules/routed.smk
-    ])
+    return for_each_model(
+        [
+            f"{RESULTS}/checkpoints/base/metrics.json",
+            f"{RESULTS}/tables/passk.csv",
+            f"{RESULTS}/tables/headline.csv",
+            f"{RESULTS}/tables/headline.md",
+            *get_figures(),
+            *get_remedy_outputs(),
+            *get_support_outputs(),
+            *get_routed_outputs(),
+        ]
+    )
 
 
 # ---- What each job asks the scheduler for (config["resources"]; the SLURM profile is slurm/) ----
@@ -211,7 +442,7 @@ def get_resource(kind, key):
 
 
 def get_gpus_per_node(kind):
-    """GPUs one node of the job must see; the job's `--gpus` check (rlvr_support.devices) enforces it."""
+    """GPUs one node of the job must see; the job's `--gpus` check (rlvr_support.models.devices) enforces it."""
     return config["resources"][kind].get("gpu", 0)
 
 
@@ -260,7 +491,9 @@ def get_train_launcher(wildcards=None):
         raise ValueError(f"resources.train.accelerate_config: {accelerate_config} does not exist")
     processes = max(1, res["gpu"])
     if res["nodes"] == 1:
-        return (f"accelerate launch --config_file {accelerate_config} --num_machines 1 "
-                f"--num_processes {processes} -m rlvr_support")
+        return (
+            f"accelerate launch --config_file {accelerate_config} --num_machines 1 "
+            f"--num_processes {processes} -m rlvr_support"
+        )
     script = Path(workflow.basedir) / "scripts" / "accelerate_multinode.sh"
     return f"bash {script} {accelerate_config} {processes} -m rlvr_support"

@@ -10,13 +10,15 @@ if config["world"]["kind"] == "toy":
             expand(f"{DATA}/prompts/{{task}}.jsonl", task=TASKS),
         log:
             f"{TOP}/logs/data/prompts.log",
-        params:
-            cfg=as_json("world"),
-            code=get_code("toyworld", "cli"),
+        conda:
+            get_conda_env("cpu")
         threads: 1
+        params:
+            cfg=get_world_prompts_cfg(),
+            out_dir=get_output_dir,
+            code=get_code("data.toyworld", "cli.main"),
         shell:
-            "{PY} data --cfg {params.cfg:q} --out-dir {DATA}/prompts > {log} 2>&1"
-
+            "python -m rlvr_support data --cfg {params.cfg:q} --out-dir {params.out_dir} > {log} 2>&1"
 
     rule toy_corpus:
         input:
@@ -27,16 +29,19 @@ if config["world"]["kind"] == "toy":
             f"{TOP}/logs/data/corpus.log",
         benchmark:
             f"{TOP}/benchmarks/data/corpus.tsv"
-        params:
-            cfg=as_json("world"),
-            code=get_code("toyworld", "cli"),
+        conda:
+            get_conda_env("cpu")
         threads: get_threads("cpu")
         resources:
             cpus_per_task=get_resource("cpu", "cpus_per_task"),
             mem_mb=get_mem_mb("cpu"),
             runtime=get_runtime("cpu"),
+        params:
+            cfg=get_world_corpus_cfg(),
+            prompts_dir=get_input_dir,
+            code=get_code("data.toyworld", "cli.main"),
         shell:
-            "{PY} corpus --cfg {params.cfg:q} --prompts-dir {DATA}/prompts --out {output} > {log} 2>&1"
+            "python -m rlvr_support corpus --cfg {params.cfg:q} --prompts-dir {params.prompts_dir} --out {output} > {log} 2>&1"
 
 else:
 
@@ -48,9 +53,11 @@ else:
             f"{DATA}/prompts/{{task}}.jsonl",
         log:
             f"{TOP}/logs/data/prompts_{{task}}.log",
+        conda:
+            get_conda_env("cpu")
+        threads: 1
         params:
             sources=get_task_sources,
-            code=get_code("data_sources", "verifiers", "cli_data", "cli"),
-        threads: 1
+            code=get_code("data.sources", "cli.data"),
         shell:
-            "{PY} data-sources --task {wildcards.task} --sources {params.sources:q} --out {output} > {log} 2>&1"
+            "python -m rlvr_support data-sources --task {wildcards.task} --sources {params.sources:q} --out {output} > {log} 2>&1"

@@ -12,13 +12,15 @@ rule remedy_table:
         md=f"{RESULTS}/tables/remedies.md",
     log:
         f"{RESULTS}/logs/analyse/remedy_table.log",
+    conda:
+        get_conda_env("cpu")
+    threads: 1
     params:
         root=results_dir,  # this model's results folder
-        cfg=as_json("analysis"),
-        code=get_code("analysis.remedy_comparison", "analysis.scores", "metrics", "cli_remedies", "cli"),
-    threads: 1
+        cfg=get_analysis_cfg(*BOOTSTRAP_KEYS),
+        code=get_code("analysis.remedy_comparison", "cli.remedies"),
     shell:
-        "{PY} remedy-table --scores {input} --scores-root {params.root}/scores --cfg {params.cfg:q} "
+        "python -m rlvr_support remedy-table --scores {input} --scores-root {params.root}/scores --cfg {params.cfg:q} "
         "--out {output.table} > {log} 2>&1"
 
 
@@ -26,31 +28,45 @@ rule figure_remedies:
     input:
         f"{RESULTS}/tables/remedies.csv",
     output:
-        png=report(f"{RESULTS}/figures/remedy_tradeoff.png", caption="../report/remedy_tradeoff.rst",
-                   category="5. mitigations", labels={"figure": "trade-off"}),
+        png=report(
+            f"{RESULTS}/figures/remedy_tradeoff.png",
+            caption="../report/remedy_tradeoff.rst",
+            category="5. mitigations",
+            labels={"figure": "trade-off"},
+        ),
         pdf=f"{RESULTS}/figures/remedy_tradeoff.pdf",
     log:
         f"{RESULTS}/logs/figures/remedy_tradeoff.log",
-    params:
-        code=get_code("figures", "cli_remedies", "cli"),
+    conda:
+        get_conda_env("cpu")
     threads: 1
+    params:
+        code=get_code("figures.remedy_tradeoff", "cli.remedies"),
     shell:
-        "{PY} figure-remedies --table {input} --out {output.png} > {log} 2>&1"
+        "python -m rlvr_support figure-remedies --table {input} --out {output.png} > {log} 2>&1"
 
 
 rule figure_monitor:
     # all chains in one job (one seaborn start instead of one per chain)
     input:
-        [m for c in config["chains"] for m in get_monitor_files(chain=c)],
+        get_all_monitor_files(),
     output:
-        png=[report(f"{RESULTS}/figures/monitor/{c}.png", caption="../report/monitor_curves.rst",
-                    category="5. mitigations", labels={"figure": "support monitor", "chain": c})
-             for c in config["chains"]],
+        png=[
+            report(
+                f"{RESULTS}/figures/monitor/{c}.png",
+                caption="../report/monitor_curves.rst",
+                category="5. mitigations",
+                labels={"figure": "support monitor", "chain": c},
+            )
+            for c in config["chains"]
+        ],
         pdf=[f"{RESULTS}/figures/monitor/{c}.pdf" for c in config["chains"]],
     log:
         f"{RESULTS}/logs/figures/monitor.log",
-    params:
-        code=get_code("figures", "cli_remedies", "cli"),
+    conda:
+        get_conda_env("cpu")
     threads: 1
+    params:
+        code=get_code("figures.monitor_curves", "cli.remedies"),
     shell:
-        "{PY} figure-monitor --monitor {input} --out {output.png} > {log} 2>&1"
+        "python -m rlvr_support figure-monitor --monitor {input} --out {output.png} > {log} 2>&1"

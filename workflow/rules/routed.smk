@@ -3,22 +3,6 @@
 # sampling on pass@1 and best@k.
 
 
-def routed_checkpoints():
-    routing = config["sampling"].get("routing")
-    if not routing:
-        return []
-    return [f"{c}/seed{s}" for c in routing["chains"] for s in config["rl"]["seeds"]]
-
-
-def get_routed_scores(wildcards=None):
-    return [f"{RESULTS}/routed/scores/{c}/{e}.parquet" for c in routed_checkpoints() for e in config["eval_sets"]]
-
-
-def get_routing_args(wildcards):
-    r = config["sampling"]["routing"]
-    return f"--route-gamma {r['gamma']} --route-tokens {r['tokens']}"
-
-
 rule sample_routed:
     input:
         model=get_model,
@@ -30,18 +14,26 @@ rule sample_routed:
         f"{RESULTS}/logs/routed/sample/{{ckpt}}/{{eval_set}}.log",
     benchmark:
         f"{RESULTS}/benchmarks/routed/sample/{{ckpt}}/{{eval_set}}.tsv"
-    params:
-        cfg=as_json("sampling"),
-        routing=get_routing_args,
-        code=get_code("sample", "sampling", "modeling", "cli"),
-    threads: 1
+    conda:
+        get_conda_env("sample")
+    threads: get_threads("sample")
     resources:
+        gpu=get_gpus("sample"),
+        nodes=get_resource("sample", "nodes"),
+        tasks=get_resource("sample", "tasks"),
+        tasks_per_gpu=0,  # else the SLURM plugin turns `tasks` into --ntasks-per-gpu
+        cpus_per_task=get_resource("sample", "cpus_per_task"),
         mem_mb=get_mem_mb("sample"),
         runtime=get_runtime("sample"),
+    params:
+        cfg=get_sampling_cfg(),
+        routing=get_routing_args,
+        code=get_code("sampling", "cli.main"),
+        gpus=get_gpus_per_node("sample"),
     shell:
-        "{PY} sample --model {input.model} --prompts {input.prompts} --cfg {params.cfg:q} "
+        "python -m rlvr_support sample --model {input.model} --prompts {input.prompts} --cfg {params.cfg:q} "
         "--job routed/{wildcards.ckpt}/{wildcards.eval_set} --route-from {input.reference} {params.routing} "
-        "--out {output} --threads {threads} > {log} 2>&1"
+        "--out {output} --threads {threads} --gpus {params.gpus} > {log} 2>&1"
 
 
 rule score_routed:
@@ -52,15 +44,17 @@ rule score_routed:
         f"{RESULTS}/routed/scores/{{ckpt}}/{{eval_set}}.parquet",
     log:
         f"{RESULTS}/logs/routed/score/{{ckpt}}/{{eval_set}}.log",
-    params:
-        cfg=as_json("scoring"),
-        code=get_code("scoring", "verifiers", "cli"),
+    conda:
+        get_conda_env("cpu")
     threads: 1
     resources:
         mem_mb=get_mem_mb("cpu"),
         runtime=get_runtime("cpu"),
+    params:
+        cfg=get_scoring_cfg(),
+        code=get_code("scoring", "cli.main"),
     shell:
-        "{PY} score --samples {input.samples} --prompts {input.prompts} --cfg {params.cfg:q} "
+        "python -m rlvr_support score --samples {input.samples} --prompts {input.prompts} --cfg {params.cfg:q} "
         "--out {output} > {log} 2>&1"
 
 
@@ -73,20 +67,19 @@ rule routed_table:
         plain=f"{RESULTS}/tables/passk.csv",
         scores=get_routed_scores,
     output:
-        table=report(f"{RESULTS}/tables/routed_passk.csv", caption="../report/routed_table.rst",
-                     category="5. mitigations"),
+        table=report(
+            f"{RESULTS}/tables/routed_passk.csv", caption="../report/routed_table.rst", category="5. mitigations"
+        ),
         md=f"{RESULTS}/tables/routed_passk.md",
     log:
         f"{RESULTS}/logs/analyse/routed_table.log",
+    conda:
+        get_conda_env("cpu")
+    threads: 1
     params:
         root=results_dir,  # this model's results folder
-        cfg=as_json("analysis"),
-        code=get_code("analysis", "metrics", "cli"),
-    threads: 1
+        cfg=get_analysis_cfg(*BOOTSTRAP_KEYS),
+        code=get_code("analysis.routed_table", "analysis.markdown", "cli.main"),
     shell:
-        "{PY} routed-table --plain-table {input.plain} --scores {input.scores} "
+        "python -m rlvr_support routed-table --plain-table {input.plain} --scores {input.scores} "
         "--scores-root {params.root}/routed/scores --cfg {params.cfg:q} --out {output.table} > {log} 2>&1"
-
-
-def get_routed_outputs():
-    return [f"{RESULTS}/tables/routed_passk.csv", f"{RESULTS}/tables/routed_passk.md"] if routed_checkpoints() else []

@@ -14,11 +14,8 @@ rule sample:
         f"{RESULTS}/logs/sample/{SAMPLE_JOB}.log",
     benchmark:
         f"{RESULTS}/benchmarks/sample/{SAMPLE_JOB}.tsv"
-    params:
-        cfg=as_json("sampling"),
-        code=get_code("sample", "sampling", "modeling", "devices", "cli"),
-        gpus=get_gpus_per_node("sample"),
-        shard=get_shard,
+    conda:
+        get_conda_env("sample")
     threads: get_threads("sample")
     resources:
         gpu=get_gpus("sample"),
@@ -28,8 +25,13 @@ rule sample:
         cpus_per_task=get_resource("sample", "cpus_per_task"),
         mem_mb=get_mem_mb("sample"),
         runtime=get_runtime("sample"),
+    params:
+        cfg=get_sampling_cfg(),
+        code=get_code("sampling", "cli.main"),
+        gpus=get_gpus_per_node("sample"),
+        shard=get_shard,
     shell:
-        "{PY} sample --model {input.model} --prompts {input.prompts} --cfg {params.cfg:q} "
+        "python -m rlvr_support sample --model {input.model} --prompts {input.prompts} --cfg {params.cfg:q} "
         "--job {wildcards.ckpt}/{wildcards.eval_set} --out {output} --threads {threads} "
         "--gpus {params.gpus} --shard {params.shard} > {log} 2>&1"
 
@@ -46,8 +48,10 @@ if sample_shards() > 1:
             f"{RESULTS}/samples/{{ckpt}}/{{eval_set}}.parquet",
         log:
             f"{RESULTS}/logs/sample_merge/{{ckpt}}/{{eval_set}}.log",
-        params:
-            code=get_code("sample", "cli"),
+        conda:
+            get_conda_env("cpu")
         threads: 1
+        params:
+            code=get_code("sampling.jobs", "cli.main"),
         shell:
-            "{PY} sample-merge --shards {input} --out {output} > {log} 2>&1"
+            "python -m rlvr_support sample-merge --shards {input} --out {output} > {log} 2>&1"

@@ -8,14 +8,16 @@ rule score:
         f"{RESULTS}/logs/score/{{ckpt}}/{{eval_set}}.log",
     benchmark:
         f"{RESULTS}/benchmarks/score/{{ckpt}}/{{eval_set}}.tsv"
-    params:
-        cfg=as_json("scoring"),
-        code=get_code("scoring", "verifiers", "cli"),
+    conda:
+        get_conda_env("cpu")
     threads: get_threads("cpu")
     resources:
         cpus_per_task=get_resource("cpu", "cpus_per_task"),
         mem_mb=get_mem_mb("cpu"),
         runtime=get_runtime("cpu"),
+    params:
+        cfg=get_scoring_cfg(),
+        code=get_code("scoring", "cli.main"),
     shell:
-        "{PY} score --samples {input.samples} --prompts {input.prompts} --cfg {params.cfg:q} "
+        "python -m rlvr_support score --samples {input.samples} --prompts {input.prompts} --cfg {params.cfg:q} "
         "--out {output} > {log} 2>&1"

@@ -1,7 +1,8 @@
 # Support analyses (seeds 000 and 003): empirical support categories, entropies, position-wise
 # JS divergence, openings, the opening intervention, reference perplexity and the claims table.
-# Model-based jobs (positional_js, opening_intervention, perplexity) run on CPU on a subsample
-# set in config["analysis"]; everything else reads samples and scores only.
+# Model-based jobs (positional_js, opening_intervention, perplexity) run on a subsample set in
+# config["analysis"]; everything else reads samples and scores only. Input functions: common.smk.
+
 
 localrules:
     support_table,
@@ -19,113 +20,6 @@ localrules:
     claims_table,
 
 
-from rlvr_support.analysis.defaults import with_defaults
-
-# the analysis section with the support keys' defaults filled in (analysis/defaults.py)
-ANALYSIS = with_defaults(config["analysis"], config["eval_sets"])
-ANALYSIS_JSON = compact_json(ANALYSIS)
-SUPPORT_CODE = ("analysis", "metrics", "cli", "cli_support", "atomic")
-FIGURE_CODE = ("figures", "analysis.runs", "cli", "cli_support")
-
-
-def rl_checkpoints():
-    return [c for c in checkpoints() if c != "base"]
-
-
-def get_all_samples(wildcards=None):
-    return [f"{RESULTS}/samples/{c}/{e}.parquet" for c in checkpoints() for e in config["eval_sets"]]
-
-
-def get_js_eval_sets():
-    return [e for e in config["eval_sets"] if e in ANALYSIS["divergence"]["eval_sets"]]
-
-
-def get_intervention_eval_sets():
-    return [e for e in config["eval_sets"] if e in ANALYSIS["intervention"]["eval_sets"]]
-
-
-def has_perplexity():
-    """Reference solutions exist in the toy world only."""
-    return config["world"]["kind"] == "toy"
-
-
-def get_js_runs(wildcards=None):
-    return [f"{RESULTS}/analysis/js/{c}/{e}.parquet" for c in rl_checkpoints() for e in get_js_eval_sets()]
-
-
-def get_perplexity_runs(wildcards=None):
-    return [f"{RESULTS}/analysis/perplexity/{c}/math.parquet" for c in checkpoints()]
-
-
-def get_checkpoint_manifests(wildcards=None):
-    """Every checkpoint's manifest, in checkpoints() order."""
-    return [f"{RESULTS}/checkpoints/{c}/manifest.json" for c in checkpoints()]
-
-
-def get_intervention_samples(wildcards):
-    return [f"{RESULTS}/samples/{c}/{wildcards.eval_set}.parquet" for c in checkpoints()]
-
-
-def get_intervention_scores(wildcards):
-    return [f"{RESULTS}/scores/{c}/{wildcards.eval_set}.parquet" for c in checkpoints()]
-
-
-def get_intervention_labels(kind):
-    """`label=path` pairs (label: base or chain/seedK) of the rule's input `kind`, in checkpoints() order."""
-    def pairs(wildcards, input):
-        return " ".join(f"{c}={p}" for c, p in zip(checkpoints(), input[kind], strict=True))
-
-    return pairs
-
-
-def get_claims_inputs(wildcards=None):
-    ins = {
-        "scores": get_all_scores(),
-        "passk": f"{RESULTS}/tables/passk.csv",
-        "support": f"{RESULTS}/tables/support.csv",
-        "support_per_prompt": f"{RESULTS}/tables/support_categories.csv",
-        "entropy": f"{RESULTS}/tables/entropy.csv",
-        "styles": f"{RESULTS}/tables/openings_styles.csv",
-        "decomposition": [f"{RESULTS}/tables/intervention_decomposition_{e}.csv" for e in get_intervention_eval_sets()],
-    }
-    if get_js_eval_sets():
-        ins["js"] = f"{RESULTS}/tables/js_share.csv"
-    if has_perplexity():
-        ins["perplexity"] = f"{RESULTS}/tables/perplexity.csv"
-    return ins
-
-
-def get_claims_args(wildcards, input):
-    args = []
-    if "js" in input.keys():
-        args.append(f"--js-share {input.js}")
-    if "perplexity" in input.keys():
-        args.append(f"--perplexity {input.perplexity}")
-    if get_intervention_eval_sets():
-        args.append("--decomposition " + " ".join(
-            f"{e}={p}" for e, p in zip(get_intervention_eval_sets(), input.decomposition, strict=True)))
-    return " ".join(args)
-
-
-def get_support_outputs():
-    """Every table and figure of this file: targets of `all`."""
-    out = [f"{RESULTS}/tables/{t}" for t in (
-        "support.csv", "support.md", "support_categories.csv", "entropy.csv", "entropy.md", "openings.csv",
-        "openings.md", "openings_summary.csv", "openings_styles.csv", "claims.csv", "claims.md")]
-    out += [f"{RESULTS}/figures/support_{e}.png" for e in config["eval_sets"]]
-    out += [f"{RESULTS}/figures/openings_{e}.png" for e in config["eval_sets"]]
-    out.append(f"{RESULTS}/figures/entropy.png")
-    if get_js_eval_sets():
-        out += [f"{RESULTS}/tables/js_share.csv", f"{RESULTS}/tables/js_positions.csv"]
-        out += [f"{RESULTS}/figures/js_{e}.png" for e in get_js_eval_sets()]
-    for e in get_intervention_eval_sets():
-        out += [f"{RESULTS}/tables/intervention_{e}.csv", f"{RESULTS}/tables/intervention_decomposition_{e}.csv",
-                f"{RESULTS}/figures/intervention_{e}.png"]
-    if has_perplexity():
-        out += [f"{RESULTS}/tables/perplexity.csv", f"{RESULTS}/figures/perplexity.png"]
-    return out
-
-
 # ---------------------------------------------------------------- support categories (003)
 rule support_table:
     input:
@@ -136,13 +30,15 @@ rule support_table:
         per_prompt=f"{RESULTS}/tables/support_categories.csv",
     log:
         f"{RESULTS}/logs/analyse/support_table.log",
+    conda:
+        get_conda_env("cpu")
+    threads: 1
     params:
         root=results_dir,  # this model's results folder
-        cfg=ANALYSIS_JSON,
-        code=get_code(*SUPPORT_CODE),
-    threads: 1
+        cfg=get_analysis_cfg("support_delta", *BOOTSTRAP_KEYS),
+        code=get_code("analysis.support_table", "analysis.markdown", "cli.support"),
     shell:
-        "{PY} support-table --scores {input} --scores-root {params.root}/scores --cfg {params.cfg:q} "
+        "python -m rlvr_support support-table --scores {input} --scores-root {params.root}/scores --cfg {params.cfg:q} "
         "--out {output.table} --out-per-prompt {output.per_prompt} > {log} 2>&1"
 
 
@@ -150,16 +46,22 @@ rule figure_support:
     input:
         f"{RESULTS}/tables/support.csv",
     output:
-        png=report(f"{RESULTS}/figures/support_{{eval_set}}.png", caption="../report/support_bars.rst",
-                   category="2. support", labels={"figure": "support categories", "eval set": "{eval_set}"}),
+        png=report(
+            f"{RESULTS}/figures/support_{{eval_set}}.png",
+            caption="../report/support_bars.rst",
+            category="2. support",
+            labels={"figure": "support categories", "eval set": "{eval_set}"},
+        ),
         pdf=f"{RESULTS}/figures/support_{{eval_set}}.pdf",
     log:
         f"{RESULTS}/logs/figures/support_{{eval_set}}.log",
-    params:
-        code=get_code(*FIGURE_CODE),
+    conda:
+        get_conda_env("cpu")
     threads: 1
+    params:
+        code=get_code("figures.support_bars", "cli.support"),
     shell:
-        "{PY} figure-support --table {input} --eval-set {wildcards.eval_set} --out {output.png} > {log} 2>&1"
+        "python -m rlvr_support figure-support --table {input} --eval-set {wildcards.eval_set} --out {output.png} > {log} 2>&1"
 
 
 # ---------------------------------------------------------------- entropies (003)
@@ -172,13 +74,15 @@ rule entropy_table:
         md=f"{RESULTS}/tables/entropy.md",
     log:
         f"{RESULTS}/logs/analyse/entropy_table.log",
+    conda:
+        get_conda_env("cpu")
+    threads: 1
     params:
         root=results_dir,  # this model's results folder
-        cfg=ANALYSIS_JSON,
-        code=get_code(*SUPPORT_CODE),
-    threads: 1
+        cfg=get_analysis_cfg(*BOOTSTRAP_KEYS),
+        code=get_code("analysis.entropy_table", "analysis.markdown", "cli.support"),
     shell:
-        "{PY} entropy-table --samples {input.samples} --samples-root {params.root}/samples --scores {input.scores} "
+        "python -m rlvr_support entropy-table --samples {input.samples} --samples-root {params.root}/samples --scores {input.scores} "
         "--scores-root {params.root}/scores --cfg {params.cfg:q} --out {output.table} > {log} 2>&1"
 
 
@@ -186,16 +90,22 @@ rule figure_entropy:
     input:
         f"{RESULTS}/tables/entropy.csv",
     output:
-        png=report(f"{RESULTS}/figures/entropy.png", caption="../report/entropy_bars.rst", category="3. entropy",
-                   labels={"figure": "entropies"}),
+        png=report(
+            f"{RESULTS}/figures/entropy.png",
+            caption="../report/entropy_bars.rst",
+            category="3. entropy",
+            labels={"figure": "entropies"},
+        ),
         pdf=f"{RESULTS}/figures/entropy.pdf",
     log:
         f"{RESULTS}/logs/figures/entropy.log",
-    params:
-        code=get_code(*FIGURE_CODE),
+    conda:
+        get_conda_env("cpu")
     threads: 1
+    params:
+        code=get_code("figures.entropy_bars", "cli.support"),
     shell:
-        "{PY} figure-entropy --table {input} --out {output.png} > {log} 2>&1"
+        "python -m rlvr_support figure-entropy --table {input} --out {output.png} > {log} 2>&1"
 
 
 # ---------------------------------------------------------------- position-wise JS divergence (000)
@@ -213,15 +123,17 @@ rule positional_js:
         f"{RESULTS}/logs/analyse/js/{{chain}}/seed{{seed}}.log",
     benchmark:
         f"{RESULTS}/benchmarks/analyse/js/{{chain}}/seed{{seed}}.tsv"
-    params:
-        cfg=ANALYSIS_JSON,
-        code=get_code("analysis", "metrics", "modeling", "prompting", "cli", "cli_support"),
+    conda:
+        get_conda_env("cpu")
     threads: 1
     resources:
         mem_mb=get_mem_mb("sample"),
         runtime=get_runtime("sample"),
+    params:
+        cfg=get_analysis_part("divergence", "seed"),
+        code=get_code("analysis.positional_js", "analysis.markdown", "cli.support"),
     shell:
-        "{PY} positional-js --base-model {input.base_model} --model {input.model} --base-samples {input.base_samples} "
+        "python -m rlvr_support positional-js --base-model {input.base_model} --model {input.model} --base-samples {input.base_samples} "
         "--samples {input.samples} --prompts {input.prompts} --cfg {params.cfg:q} --out {output} "
         "--threads {threads} > {log} 2>&1"
 
@@ -231,17 +143,21 @@ rule js_table:
         get_js_runs,
     output:
         positions=f"{RESULTS}/tables/js_positions.csv",
-        table=report(f"{RESULTS}/tables/js_share.csv", caption="../report/js_share.rst", category="4. divergence and openings"),
+        table=report(
+            f"{RESULTS}/tables/js_share.csv", caption="../report/js_share.rst", category="4. divergence and openings"
+        ),
         md=f"{RESULTS}/tables/js_share.md",
     log:
         f"{RESULTS}/logs/analyse/js_table.log",
+    conda:
+        get_conda_env("cpu")
+    threads: 1
     params:
         root=results_dir,  # this model's results folder
-        cfg=ANALYSIS_JSON,
-        code=get_code(*SUPPORT_CODE),
-    threads: 1
+        cfg=get_analysis_cfg("opening_tokens", *BOOTSTRAP_KEYS),
+        code=get_code("analysis.positional_js", "analysis.markdown", "cli.support"),
     shell:
-        "{PY} js-table --runs {input} --runs-root {params.root}/analysis/js --cfg {params.cfg:q} "
+        "python -m rlvr_support js-table --runs {input} --runs-root {params.root}/analysis/js --cfg {params.cfg:q} "
         "--out-positions {output.positions} --out {output.table} > {log} 2>&1"
 
 
@@ -249,17 +165,23 @@ rule figure_js:
     input:
         f"{RESULTS}/tables/js_positions.csv",
     output:
-        png=report(f"{RESULTS}/figures/js_{{eval_set}}.png", caption="../report/js_curves.rst",
-                   category="4. divergence and openings", labels={"figure": "JS by position", "eval set": "{eval_set}"}),
+        png=report(
+            f"{RESULTS}/figures/js_{{eval_set}}.png",
+            caption="../report/js_curves.rst",
+            category="4. divergence and openings",
+            labels={"figure": "JS by position", "eval set": "{eval_set}"},
+        ),
         pdf=f"{RESULTS}/figures/js_{{eval_set}}.pdf",
     log:
         f"{RESULTS}/logs/figures/js_{{eval_set}}.log",
-    params:
-        m=ANALYSIS["opening_tokens"],
-        code=get_code(*FIGURE_CODE),
+    conda:
+        get_conda_env("cpu")
     threads: 1
+    params:
+        m=get_opening_tokens(),
+        code=get_code("figures.js_curves", "cli.support"),
     shell:
-        "{PY} figure-js --table {input} --eval-set {wildcards.eval_set} --m {params.m} --out {output.png} > {log} 2>&1"
+        "python -m rlvr_support figure-js --table {input} --eval-set {wildcards.eval_set} --m {params.m} --out {output.png} > {log} 2>&1"
 
 
 # ---------------------------------------------------------------- openings (000)
@@ -268,21 +190,26 @@ rule openings_table:
         samples=get_all_samples,
         tokenizer=f"{RESULTS}/checkpoints/base/manifest.json",
     output:
-        table=report(f"{RESULTS}/tables/openings.csv", caption="../report/openings_table.rst",
-                     category="4. divergence and openings"),
+        table=report(
+            f"{RESULTS}/tables/openings.csv",
+            caption="../report/openings_table.rst",
+            category="4. divergence and openings",
+        ),
         md=f"{RESULTS}/tables/openings.md",
         summary=f"{RESULTS}/tables/openings_summary.csv",
         summary_md=f"{RESULTS}/tables/openings_summary.md",
         styles=f"{RESULTS}/tables/openings_styles.csv",
     log:
         f"{RESULTS}/logs/analyse/openings_table.log",
+    conda:
+        get_conda_env("cpu")
+    threads: 1
     params:
         root=results_dir,  # this model's results folder
-        cfg=ANALYSIS_JSON,
-        code=get_code(*SUPPORT_CODE),
-    threads: 1
+        cfg=get_analysis_cfg("opening_tokens", "openings_top", *BOOTSTRAP_KEYS),
+        code=get_code("analysis.openings_table", "analysis.markdown", "models.loading", "cli.support"),
     shell:
-        "{PY} openings-table --samples {input.samples} --samples-root {params.root}/samples --tokenizer {input.tokenizer} "
+        "python -m rlvr_support openings-table --samples {input.samples} --samples-root {params.root}/samples --tokenizer {input.tokenizer} "
         "--cfg {params.cfg:q} --out {output.table} --out-summary {output.summary} --out-styles {output.styles} "
         "> {log} 2>&1"
 
@@ -291,16 +218,22 @@ rule figure_openings:
     input:
         f"{RESULTS}/tables/openings.csv",
     output:
-        png=report(f"{RESULTS}/figures/openings_{{eval_set}}.png", caption="../report/openings_scatter.rst",
-                   category="4. divergence and openings", labels={"figure": "openings", "eval set": "{eval_set}"}),
+        png=report(
+            f"{RESULTS}/figures/openings_{{eval_set}}.png",
+            caption="../report/openings_scatter.rst",
+            category="4. divergence and openings",
+            labels={"figure": "openings", "eval set": "{eval_set}"},
+        ),
         pdf=f"{RESULTS}/figures/openings_{{eval_set}}.pdf",
     log:
         f"{RESULTS}/logs/figures/openings_{{eval_set}}.log",
-    params:
-        code=get_code(*FIGURE_CODE),
+    conda:
+        get_conda_env("cpu")
     threads: 1
+    params:
+        code=get_code("figures.openings_scatter", "cli.support"),
     shell:
-        "{PY} figure-openings --table {input} --eval-set {wildcards.eval_set} --out {output.png} > {log} 2>&1"
+        "python -m rlvr_support figure-openings --table {input} --eval-set {wildcards.eval_set} --out {output.png} > {log} 2>&1"
 
 
 rule opening_intervention:
@@ -314,20 +247,21 @@ rule opening_intervention:
         f"{RESULTS}/logs/analyse/intervention/{{eval_set}}.log",
     benchmark:
         f"{RESULTS}/benchmarks/analyse/intervention/{{eval_set}}.tsv"
-    params:
-        models=get_intervention_labels("models"),
-        samples=get_intervention_labels("samples"),
-        cfg=ANALYSIS_JSON,
-        sampling=as_json("sampling"),
-        scoring=as_json("scoring"),
-        code=get_code("analysis", "metrics", "modeling", "sample", "sampling", "scoring", "verifiers", "cli",
-                      "cli_support"),
+    conda:
+        get_conda_env("cpu")
     threads: 1
     resources:
         mem_mb=get_mem_mb("sample"),
         runtime=get_runtime("sample"),
+    params:
+        models=get_intervention_labels("models"),
+        samples=get_intervention_labels("samples"),
+        cfg=get_analysis_part("intervention", "opening_tokens", "seed"),
+        sampling=get_generation_cfg(),
+        scoring=get_scoring_cfg(),
+        code=get_code("analysis.opening_intervention", "analysis.markdown", "cli.support"),
     shell:
-        "{PY} opening-intervention --models {params.models} --samples {params.samples} --prompts {input.prompts} "
+        "python -m rlvr_support opening-intervention --models {params.models} --samples {params.samples} --prompts {input.prompts} "
         "--cfg {params.cfg:q} --sampling {params.sampling:q} --scoring {params.scoring:q} --out {output} "
         "--threads {threads} > {log} 2>&1"
 
@@ -338,23 +272,32 @@ rule intervention_table:
         samples=get_intervention_samples,
         scores=get_intervention_scores,
     output:
-        table=report(f"{RESULTS}/tables/intervention_{{eval_set}}.csv", caption="../report/intervention_table.rst",
-                     category="4. divergence and openings", labels={"table": "intervention", "eval set": "{eval_set}"}),
+        table=report(
+            f"{RESULTS}/tables/intervention_{{eval_set}}.csv",
+            caption="../report/intervention_table.rst",
+            category="4. divergence and openings",
+            labels={"table": "intervention", "eval set": "{eval_set}"},
+        ),
         md=f"{RESULTS}/tables/intervention_{{eval_set}}.md",
-        decomposition=report(f"{RESULTS}/tables/intervention_decomposition_{{eval_set}}.csv",
-                             caption="../report/intervention_decomposition.rst", category="4. divergence and openings",
-                             labels={"table": "decomposition", "eval set": "{eval_set}"}),
+        decomposition=report(
+            f"{RESULTS}/tables/intervention_decomposition_{{eval_set}}.csv",
+            caption="../report/intervention_decomposition.rst",
+            category="4. divergence and openings",
+            labels={"table": "decomposition", "eval set": "{eval_set}"},
+        ),
         decomposition_md=f"{RESULTS}/tables/intervention_decomposition_{{eval_set}}.md",
     log:
         f"{RESULTS}/logs/analyse/intervention_table_{{eval_set}}.log",
+    conda:
+        get_conda_env("cpu")
+    threads: 1
     params:
         samples=get_intervention_labels("samples"),
         scores=get_intervention_labels("scores"),
-        cfg=ANALYSIS_JSON,
-        code=get_code(*SUPPORT_CODE),
-    threads: 1
+        cfg=get_analysis_cfg("opening_tokens", *BOOTSTRAP_KEYS),
+        code=get_code("analysis.opening_intervention", "analysis.markdown", "cli.support"),
     shell:
-        "{PY} intervention-table --run {input.run} --samples {params.samples} --scores {params.scores} "
+        "python -m rlvr_support intervention-table --run {input.run} --samples {params.samples} --scores {params.scores} "
         "--cfg {params.cfg:q} --out {output.table} --out-decomposition {output.decomposition} > {log} 2>&1"
 
 
@@ -362,16 +305,22 @@ rule figure_intervention:
     input:
         f"{RESULTS}/tables/intervention_{{eval_set}}.csv",
     output:
-        png=report(f"{RESULTS}/figures/intervention_{{eval_set}}.png", caption="../report/intervention_bars.rst",
-                   category="4. divergence and openings", labels={"figure": "forced openings", "eval set": "{eval_set}"}),
+        png=report(
+            f"{RESULTS}/figures/intervention_{{eval_set}}.png",
+            caption="../report/intervention_bars.rst",
+            category="4. divergence and openings",
+            labels={"figure": "forced openings", "eval set": "{eval_set}"},
+        ),
         pdf=f"{RESULTS}/figures/intervention_{{eval_set}}.pdf",
     log:
         f"{RESULTS}/logs/figures/intervention_{{eval_set}}.log",
-    params:
-        code=get_code(*FIGURE_CODE),
+    conda:
+        get_conda_env("cpu")
     threads: 1
+    params:
+        code=get_code("figures.intervention_bars", "cli.support"),
     shell:
-        "{PY} figure-intervention --table {input} --eval-set {wildcards.eval_set} --out {output.png} > {log} 2>&1"
+        "python -m rlvr_support figure-intervention --table {input} --eval-set {wildcards.eval_set} --out {output.png} > {log} 2>&1"
 
 
 # ---------------------------------------------------------------- reference perplexity (003)
@@ -386,15 +335,17 @@ rule perplexity:
         f"{RESULTS}/logs/analyse/perplexity.log",
     benchmark:
         f"{RESULTS}/benchmarks/analyse/perplexity.tsv"
-    params:
-        cfg=ANALYSIS_JSON,
-        code=get_code("analysis", "metrics", "modeling", "toyworld", "cli", "cli_support"),
+    conda:
+        get_conda_env("cpu")
     threads: 1
     resources:
         mem_mb=get_mem_mb("sample"),
         runtime=get_runtime("sample"),
+    params:
+        cfg=get_analysis_part("perplexity", "seed"),
+        code=get_code("analysis.perplexity", "analysis.markdown", "cli.support"),
     shell:
-        "{PY} perplexity --model {input.models} --prompts {input.prompts} --cfg {params.cfg:q} --out {output} "
+        "python -m rlvr_support perplexity --model {input.models} --prompts {input.prompts} --cfg {params.cfg:q} --out {output} "
         "--threads {threads} > {log} 2>&1"
 
 
@@ -402,17 +353,21 @@ rule perplexity_table:
     input:
         get_perplexity_runs,
     output:
-        table=report(f"{RESULTS}/tables/perplexity.csv", caption="../report/perplexity_table.rst", category="3. entropy"),
+        table=report(
+            f"{RESULTS}/tables/perplexity.csv", caption="../report/perplexity_table.rst", category="3. entropy"
+        ),
         md=f"{RESULTS}/tables/perplexity.md",
     log:
         f"{RESULTS}/logs/analyse/perplexity_table.log",
+    conda:
+        get_conda_env("cpu")
+    threads: 1
     params:
         root=results_dir,  # this model's results folder
-        cfg=ANALYSIS_JSON,
-        code=get_code(*SUPPORT_CODE),
-    threads: 1
+        cfg=get_analysis_cfg(*BOOTSTRAP_KEYS),
+        code=get_code("analysis.perplexity", "analysis.markdown", "cli.support"),
     shell:
-        "{PY} perplexity-table --runs {input} --runs-root {params.root}/analysis/perplexity --cfg {params.cfg:q} "
+        "python -m rlvr_support perplexity-table --runs {input} --runs-root {params.root}/analysis/perplexity --cfg {params.cfg:q} "
         "--out {output.table} > {log} 2>&1"
 
 
@@ -420,16 +375,22 @@ rule figure_perplexity:
     input:
         f"{RESULTS}/tables/perplexity.csv",
     output:
-        png=report(f"{RESULTS}/figures/perplexity.png", caption="../report/perplexity_bars.rst", category="3. entropy",
-                   labels={"figure": "reference perplexity"}),
+        png=report(
+            f"{RESULTS}/figures/perplexity.png",
+            caption="../report/perplexity_bars.rst",
+            category="3. entropy",
+            labels={"figure": "reference perplexity"},
+        ),
         pdf=f"{RESULTS}/figures/perplexity.pdf",
     log:
         f"{RESULTS}/logs/figures/perplexity.log",
-    params:
-        code=get_code(*FIGURE_CODE),
+    conda:
+        get_conda_env("cpu")
     threads: 1
+    params:
+        code=get_code("figures.perplexity_bars", "cli.support"),
     shell:
-        "{PY} figure-perplexity --table {input} --out {output.png} > {log} 2>&1"
+        "python -m rlvr_support figure-perplexity --table {input} --out {output.png} > {log} 2>&1"
 
 
 # ---------------------------------------------------------------- claims of the three papers
@@ -441,14 +402,16 @@ rule claims_table:
         md=f"{RESULTS}/tables/claims.md",
     log:
         f"{RESULTS}/logs/analyse/claims.log",
+    conda:
+        get_conda_env("cpu")
+    threads: 1
     params:
         root=results_dir,  # this model's results folder
         optional=get_claims_args,
-        cfg=ANALYSIS_JSON,
-        code=get_code(*SUPPORT_CODE),
-    threads: 1
+        cfg=get_analysis_cfg("opening_tokens", *BOOTSTRAP_KEYS),
+        code=get_code("analysis.claims", "cli.support"),
     shell:
-        "{PY} claims --scores {input.scores} --scores-root {params.root}/scores --passk-source {input.passk} "
+        "python -m rlvr_support claims --scores {input.scores} --scores-root {params.root}/scores --passk-source {input.passk} "
         "--support-per-prompt {input.support_per_prompt} --support-source {input.support} "
         "--entropy {input.entropy} --styles {input.styles} --openings-source {input.styles} {params.optional} "
         "--cfg {params.cfg:q} --out {output.table} > {log} 2>&1"

@@ -11,16 +11,8 @@ rule train_stage:
         f"{RESULTS}/logs/train/{{chain}}/seed{{seed}}.log",
     benchmark:
         f"{RESULTS}/benchmarks/train/{{chain}}/seed{{seed}}.tsv"
-    params:
-        task=get_stage_task,
-        cfg=as_json("rl"),
-        remedies=get_remedies,
-        probes=get_probe_args,
-        code=get_code("grpo", "grpo_extensions", "advantages", "memory_net", "support_monitor", "sampling.hf",
-                      "metrics.passk", "metrics.openings", "analysis.scores", "rewards", "scoring", "verifiers",
-                      "modeling", "devices", "cli"),
-        launcher=get_train_launcher,
-        gpus=get_gpus_per_node("train"),
+    conda:
+        get_conda_env("train")
     threads: get_threads("train")
     resources:
         gpu=get_gpus("train"),
@@ -31,6 +23,14 @@ rule train_stage:
         cpus_per_task=get_resource("train", "cpus_per_task"),
         mem_mb=get_mem_mb("train"),
         runtime=get_runtime("train"),
+    params:
+        task=get_stage_task,
+        cfg=get_train_cfg,
+        remedies=get_remedies,
+        probes=get_probe_args,
+        code=get_code("training", "cli.main"),
+        launcher=get_train_launcher,
+        gpus=get_gpus_per_node("train"),
     shell:
         "{params.launcher} train --parent {input.parent} --task {params.task} --prompts {input.prompts} "
         "--cfg {params.cfg:q} --seed {wildcards.seed} --chain {wildcards.chain} "

@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..metrics.bootstrap import bootstrap_ci_grouped
-from .passk_table import per_prompt_metrics
-from .resample import paired_grouped_diff, verdict
-from .runs import by_chain
-from .scores import ScoreFile, reward_matrices
+from rlvr_support.metrics.bootstrap import bootstrap_ci_grouped
+from rlvr_support.analysis.markdown import cell, ci_cell, markdown_table
+from rlvr_support.analysis.passk_table import per_prompt_metrics
+from rlvr_support.analysis.resample import paired_grouped_diff, verdict
+from rlvr_support.analysis.runs import by_chain
+from rlvr_support.analysis.scores import ScoreFile, reward_matrices
 
 COLUMNS = ["claim", "paper", "chain", "eval_set", "measure", "expected_sign", "effect", "ci_low", "ci_high",
            "n_seeds", "verdict", "source"]
@@ -137,9 +138,7 @@ def claims_table(scores: list[ScoreFile], *, support_per_prompt: pd.DataFrame | 
 
 
 def claims_markdown(df: pd.DataFrame) -> str:
-    head = "| claim | paper | chain | eval set | expected | effect [CI] | verdict | source |"
-    lines = [head, "|---|---|---|---|---|---|---|---|"]
-    for _, r in df.iterrows():
-        lines.append(f"| {r['claim']} | {r['paper']} | {r['chain']} | {r['eval_set']} | {r['expected_sign']} | "
-                     f"{r['effect']:+.3f} [{r['ci_low']:+.3f}, {r['ci_high']:+.3f}] | {r['verdict']} | {r['source']} |")
-    return "\n".join(lines) + "\n"
+    header = ["claim", "paper", "chain", "eval set", "expected", "effect [CI]", "verdict", "source"]
+    return markdown_table(header, [[cell(r["claim"]), cell(r["paper"]), cell(r["chain"]), cell(r["eval_set"]),
+                                    cell(r["expected_sign"]), ci_cell(r["effect"], r["ci_low"], r["ci_high"], "+.3f"),
+                                    cell(r["verdict"]), cell(r["source"])] for _, r in df.iterrows()])

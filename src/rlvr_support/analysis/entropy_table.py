@@ -20,12 +20,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..atomic import read_parquet
-from ..metrics.bootstrap import bootstrap_ci_grouped
-from ..metrics.entropy import mean_per_prompt, per_prompt_answer_entropy, sample_token_entropy
-from .resample import paired_grouped_diff
-from .runs import by_chain, relation
-from .scores import ScoreFile
+from rlvr_support.storage.atomic import read_parquet
+from rlvr_support.metrics.bootstrap import bootstrap_ci_grouped
+from rlvr_support.metrics.entropy import mean_per_prompt, per_prompt_answer_entropy, sample_token_entropy
+from rlvr_support.analysis.resample import paired_grouped_diff
+from rlvr_support.analysis.runs import by_chain, relation
+from rlvr_support.analysis.scores import ScoreFile
 
 METRICS = ("answer_entropy", "token_entropy", "length")
 

@@ -7,7 +7,7 @@ changes math searchability, and RLVR mostly re-ranks openings the base already h
    model's empirical distribution gets equal weight, and the ``top`` openings of that
    mixture are forced.
 2. For a seeded subset of ``prompts`` eval prompts, each model continues ``prompt + opening``
-   ``n`` times (sampling.hf.generate_hf, the study's temperature and top-p); the response is
+   ``n`` times (the configured sampling backend, the study's temperature and top-p); the response is
    opening + continuation, scored by scoring.score_samples like any sample.
 3. success(o) per model = mean reward over those continuations (searchability of o).
    Decomposition over the forced set O, with P_model(o) the model's own opening frequencies
@@ -23,11 +23,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..atomic import read_parquet
-from ..metrics.bootstrap import bootstrap_ci, bootstrap_ci_grouped, paired_bootstrap_diff
-from ..metrics.openings import opening_distribution, openings
-from .openings_table import key_str
-from .positional_js import choose_prompts
+from rlvr_support.storage.atomic import read_parquet
+from rlvr_support.metrics.bootstrap import bootstrap_ci, bootstrap_ci_grouped, paired_bootstrap_diff
+from rlvr_support.metrics.openings import opening_distribution, openings
+from rlvr_support.analysis.openings_table import key_str
+from rlvr_support.analysis.positional_js import choose_prompts
 
 
 def top_openings(sample_tables: dict[str, pd.DataFrame], m: int, top: int) -> list[tuple[int, ...]]:
@@ -40,39 +40,21 @@ def top_openings(sample_tables: dict[str, pd.DataFrame], m: int, top: int) -> li
     return [o for o, _ in sorted(mix.items(), key=lambda kv: (-kv[1], key_str(kv[0])))[:top]]
 
 
-class ForcedTokenizer:
-    """A tokenizer stand-in for sampling.hf.generate_hf that maps each forced prompt key to
-    exact token ids (left padded); everything else is delegated to the real tokenizer."""
-
-    def __init__(self, tokenizer, ids_of: dict[str, list[int]]):
-        self._tok, self._ids = tokenizer, ids_of
-
-    def __getattr__(self, name):
-        return getattr(self._tok, name)
-
-    def __call__(self, keys, return_tensors="pt", padding=True):
-        import torch
-
-        seqs = [self._ids[k] for k in keys]
-        width = max(len(s) for s in seqs)
-        pad = self._tok.pad_token_id
-        ids = torch.tensor([[pad] * (width - len(s)) + s for s in seqs], dtype=torch.long)
-        mask = torch.tensor([[0] * (width - len(s)) + [1] * len(s) for s in seqs], dtype=torch.long)
-        from transformers import BatchEncoding
-
-        return BatchEncoding({"input_ids": ids, "attention_mask": mask})
-
-
 def intervention_run(models: dict[str, str], samples: dict[str, str], prompts_path: str, *, m: int, cfg: dict,
                      sampling: dict, scoring: dict, seed: int, threads: int = 1) -> pd.DataFrame:
-    """Forced-opening continuations of every model, scored: one row per continuation."""
+    """Forced-opening continuations of every model, scored: one row per continuation.
+
+    Each model continues `prompt ids + opening ids` (token-exact forcing, whatever the tokenizer
+    would make of the concatenated text) through the `sampling` section's backend: the fast
+    sampler on CPU, vLLM on GPUs; one request per forced opening, all sent at once.
+    """
     import torch
 
-    from ..modeling import load_policy
-    from ..prompting import prompt_format, render
-    from ..sample import job_seed
-    from ..sampling.hf import generate_hf
-    from ..scoring import load_prompts, score_samples
+    from rlvr_support.models.prompting import prompt_format, render
+    from rlvr_support.sampling.backends import Request
+    from rlvr_support.sampling.jobs import job_seed, sampler
+    from rlvr_support.sampling.prompts import prompt_ids
+    from rlvr_support.scoring.score import load_prompts, score_samples
 
     torch.set_num_threads(threads)
     tables = {label: read_parquet(p) for label, p in samples.items()}
@@ -81,19 +63,15 @@ def intervention_run(models: dict[str, str], samples: dict[str, str], prompts_pa
     chosen = choose_prompts(tables["base"]["prompt_id"], cfg["prompts"], seed)
     frames = []
     for label, manifest in models.items():
-        model, tok = load_policy(manifest)
-        fmt = prompt_format(manifest)
-        prompt_ids = {p: tok(render(tok, [prompts[p]["prompt"]], fmt)[0])["input_ids"] for p in chosen}
-        for o in forced:
+        policy = sampler(manifest, sampling)
+        tok = policy.tokenizer
+        ids = prompt_ids(tok, render(tok, [prompts[p]["prompt"] for p in chosen], prompt_format(manifest)))
+        requests = [Request([i + list(o) for i in ids], n=cfg["n"], temperature=sampling["temperature"],
+                            top_p=sampling["top_p"], max_new_tokens=cfg["max_new_tokens"],
+                            seed=job_seed(sampling["seed"], "intervention", label, key_str(o)))
+                    for o in forced]
+        for o, rows in zip(forced, policy.generate_many(requests)):
             text_o = tok.decode(list(o), skip_special_tokens=True)
-            # token-exact forcing: the model continues prompt ids + opening ids, whatever the
-            # tokenizer would make of the concatenated text
-            forced_ids = {f"{p}\x00{key_str(o)}": prompt_ids[p] + list(o) for p in chosen}
-            rows = generate_hf(model, ForcedTokenizer(tok, forced_ids), list(forced_ids), n=cfg["n"],
-                               temperature=sampling["temperature"], top_p=sampling["top_p"],
-                               max_new_tokens=cfg["max_new_tokens"],
-                               seed=job_seed(sampling["seed"], "intervention", label, key_str(o)),
-                               prompt_batch=sampling["prompt_batch"])
             df = pd.DataFrame({
                 "prompt_id": [chosen[r["prompt_index"]] for r in rows],
                 "sample_idx": [r["sample_idx"] for r in rows],
@@ -106,7 +84,8 @@ def intervention_run(models: dict[str, str], samples: dict[str, str], prompts_pa
             df.insert(0, "opening", key_str(o))
             df.insert(0, "model", label)
             frames.append(df)
-            print(f"{label} | {text_o!r}: success {df['reward'].mean():.3f} over {len(df)} continuations")
+            print(f"{label} | {text_o!r}: success {df['reward'].mean():.3f} over {len(df)} continuations "
+                  f"({policy.backend})")
     return pd.concat(frames, ignore_index=True)
 
 

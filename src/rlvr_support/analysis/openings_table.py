@@ -18,14 +18,14 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..atomic import read_parquet
-from ..metrics.bootstrap import bootstrap_ci_grouped
-from ..metrics.entropy import answer_entropy, mean_per_prompt
-from ..metrics.openings import opening_rank_shift, openings
-from ..toyworld.words import STYLES
-from .resample import paired_grouped_diff
-from .runs import by_chain, relation
-from .scores import ScoreFile
+from rlvr_support.storage.atomic import read_parquet
+from rlvr_support.metrics.bootstrap import bootstrap_ci_grouped
+from rlvr_support.metrics.entropy import answer_entropy, mean_per_prompt
+from rlvr_support.metrics.openings import opening_rank_shift, openings
+from rlvr_support.data.toyworld.words import STYLES
+from rlvr_support.analysis.resample import paired_grouped_diff
+from rlvr_support.analysis.runs import by_chain, relation
+from rlvr_support.analysis.scores import ScoreFile
 
 STYLE_LABELS = (*STYLES, "other")
 

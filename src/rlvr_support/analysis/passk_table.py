@@ -12,9 +12,9 @@ from collections import defaultdict
 import numpy as np
 import pandas as pd
 
-from ..metrics.bootstrap import bootstrap_ci_grouped
-from ..metrics.passk import best_at_k_matrix, coverage_at_k_per_prompt, pass_at_k_matrix, power_of_two_ks
-from .scores import ScoreFile, reward_matrices
+from rlvr_support.metrics.bootstrap import bootstrap_ci_grouped
+from rlvr_support.metrics.passk import best_at_k_matrix, coverage_at_k_per_prompt, pass_at_k_matrix, power_of_two_ks
+from rlvr_support.analysis.scores import ScoreFile, reward_matrices
 
 METRICS = ("pass@k", "best@k", "coverage")
 
@@ -74,15 +74,3 @@ def headline_table(passk: pd.DataFrame) -> pd.DataFrame:
             row[name], row[f"{name}_lo"], row[f"{name}_hi"] = r["mean"], r["ci_low"], r["ci_high"]
         out.append(row)
     return pd.DataFrame(out)
-
-
-def to_markdown(df: pd.DataFrame, value_cols: list[str]) -> str:
-    """A Markdown table with `value [lo, hi]` cells (no tabulate dependency)."""
-    id_cols = [c for c in df.columns if c not in value_cols and not c.endswith(("_lo", "_hi"))]
-    header = id_cols + value_cols
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    for _, r in df.iterrows():
-        cells = [str(r[c]) for c in id_cols]
-        cells += [f"{r[c]:.3f} [{r[c + '_lo']:.3f}, {r[c + '_hi']:.3f}]" for c in value_cols]
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n"

@@ -14,9 +14,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..metrics.bootstrap import bootstrap_ci_grouped
-from .positional_js import choose_prompts
-from .resample import grouped_sum_bootstrap, paired_grouped_diff
+from rlvr_support.metrics.bootstrap import bootstrap_ci_grouped
+from rlvr_support.analysis.positional_js import choose_prompts
+from rlvr_support.analysis.resample import grouped_sum_bootstrap, paired_grouped_diff
 
 
 def perplexity_run(model_path: str, prompts_path: str, *, count: int, seed: int, batch: int = 32,
@@ -24,10 +24,10 @@ def perplexity_run(model_path: str, prompts_path: str, *, count: int, seed: int,
     """One row per (prompt, style): nll (summed, nats), n_tokens."""
     import torch
 
-    from ..atomic import read_jsonl
-    from ..modeling import load_policy
-    from ..toyworld.world import reference_solutions
-    from .teacher_forcing import response_logprobs
+    from rlvr_support.storage.atomic import read_jsonl
+    from rlvr_support.models.loading import load_policy
+    from rlvr_support.data.toyworld.world import reference_solutions
+    from rlvr_support.analysis.teacher_forcing import response_logprobs
 
     torch.set_num_threads(threads)
     records = {r["id"]: r for r in read_jsonl(prompts_path) if r["split"] == "eval" and r["task"] == "math"}

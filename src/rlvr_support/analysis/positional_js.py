@@ -23,11 +23,11 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from ..atomic import read_parquet
-from ..metrics.divergence import js_divergence
-from .resample import grouped_sum_bootstrap
-from .runs import by_chain, relation
-from .scores import ScoreFile
+from rlvr_support.storage.atomic import read_parquet
+from rlvr_support.metrics.divergence import js_divergence
+from rlvr_support.analysis.resample import grouped_sum_bootstrap
+from rlvr_support.analysis.runs import by_chain, relation
+from rlvr_support.analysis.scores import ScoreFile
 
 
 def choose_prompts(prompt_ids, count: int, seed: int) -> list[str]:
@@ -56,8 +56,8 @@ def positional_js_runs(base_model: str, ckpt_model: str, sets: list[tuple[str, s
     """positional_js_run for each (base samples, checkpoint samples, prompts) of `sets`, loading both models once."""
     import torch
 
-    from ..modeling import load_policy
-    from ..prompting import prompt_format
+    from rlvr_support.models.loading import load_policy
+    from rlvr_support.models.prompting import prompt_format
 
     torch.set_num_threads(threads)
     base, tok = load_policy(base_model)
@@ -70,9 +70,9 @@ def positional_js_runs(base_model: str, ckpt_model: str, sets: list[tuple[str, s
 
 def _js_one_set(base, ckpt, tok, fmt: str, base_samples: str, ckpt_samples: str, prompts_path: str, cfg: dict,
                 seed: int) -> pd.DataFrame:
-    from ..atomic import read_jsonl
-    from ..prompting import render
-    from .teacher_forcing import response_ids, response_logprobs
+    from rlvr_support.storage.atomic import read_jsonl
+    from rlvr_support.models.prompting import render
+    from rlvr_support.analysis.teacher_forcing import response_ids, response_logprobs
 
     # the prompt as the samples were drawn from it (a chat model's template included)
     records = [r for r in read_jsonl(prompts_path) if r["split"] == "eval"]

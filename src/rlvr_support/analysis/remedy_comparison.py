@@ -21,11 +21,12 @@ from collections import defaultdict
 import numpy as np
 import pandas as pd
 
-from ..metrics.bootstrap import bootstrap_ci_grouped, bootstrap_distribution
-from ..metrics.passk import best_at_k
-from ..metrics.support import in_support
-from .runs import stages
-from .scores import ScoreFile, reward_matrices
+from rlvr_support.metrics.bootstrap import bootstrap_ci_grouped, bootstrap_distribution
+from rlvr_support.metrics.passk import best_at_k
+from rlvr_support.metrics.support import in_support
+from rlvr_support.analysis.markdown import cell, ci_cell, markdown_table
+from rlvr_support.config.chains import parse_chain
+from rlvr_support.analysis.scores import ScoreFile, reward_matrices
 
 METRICS = ["current_pass@1", "previous_pass@1", "previous_best@k", "previous_SRR", "current_gain",
            "previous_best@k_loss"]
@@ -33,7 +34,8 @@ METRICS = ["current_pass@1", "previous_pass@1", "previous_best@k", "previous_SRR
 
 def split_chain(chain: str) -> tuple[list[str], str]:
     """`math-if~kl` -> (["math", "if"], "kl"); plain chains get variant "baseline"."""
-    return stages(chain), chain.partition("~")[2] or "baseline"
+    stages, variant = parse_chain(chain)
+    return stages, variant or "baseline"
 
 
 def grouped_ratio_ci(num_by_seed, den_by_seed, *, n_boot: int, ci: float, seed: int):
@@ -113,12 +115,11 @@ def comparison_table(files: list[ScoreFile], *, n_boot: int, ci: float, seed: in
 
 def comparison_markdown(table: pd.DataFrame) -> str:
     """One row per chain, one `mean [lo, hi]` cell per metric."""
-    head = "| chain | variant | " + " | ".join(METRICS) + " |"
-    lines = [head, "|" + "---|" * (len(METRICS) + 2)]
+    rows = []
     for chain, g in table.groupby("chain", sort=False):
-        cells = []
+        cells = [cell(chain), cell(g["variant"].iloc[0])]
         for metric in METRICS:
             r = g[g["metric"] == metric].iloc[0]
-            cells.append(f"{r['mean']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}]")
-        lines.append(f"| {chain} | {g['variant'].iloc[0]} | " + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n"
+            cells.append(ci_cell(r["mean"], r["ci_low"], r["ci_high"]))
+        rows.append(cells)
+    return markdown_table(["chain", "variant", *METRICS], rows)

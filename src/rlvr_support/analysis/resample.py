@@ -17,7 +17,7 @@ import warnings
 
 import numpy as np
 
-from ..metrics.bootstrap import bootstrap_ci_grouped, bootstrap_distribution
+from rlvr_support.metrics.bootstrap import bootstrap_ci_grouped, bootstrap_distribution
 
 __all__ = ["grouped_sum_bootstrap", "paired_grouped_diff", "verdict"]
 

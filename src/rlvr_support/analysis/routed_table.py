@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from .passk_table import passk_table
-from .scores import ScoreFile
+from rlvr_support.analysis.passk_table import passk_table
+from rlvr_support.analysis.scores import ScoreFile
 
 KEEP = ["chain", "eval_set", "metric", "k", "mean", "ci_low", "ci_high", "n_seeds", "n_prompts", "n_samples"]
 

@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections import defaultdict
 from pathlib import Path
 
-from .scores import ScoreFile, parse_score_path
+from rlvr_support.analysis.scores import ScoreFile, parse_score_path
+from rlvr_support.config.chains import stage_task, stages
 
-__all__ = ["parse_files", "by_chain", "base_of", "relation", "stages", "chain_sort_key"]
+__all__ = ["parse_files", "by_chain", "base_of", "relation", "chain_sort_key"]
 
 
 def parse_files(paths, root) -> list[ScoreFile]:
@@ -40,11 +41,6 @@ def base_of(files: list[ScoreFile], eval_set: str) -> ScoreFile:
     return hits[0]
 
 
-def stages(chain: str) -> list[str]:
-    """`math-if~kl` -> ['math', 'if'] (a mitigation variant does not change the tasks trained on)."""
-    return chain.partition("~")[0].split("-")
-
-
 def relation(chain: str, eval_set: str) -> str:
     """'same-task' when the chain's last stage trained on the eval set's task, else 'cross-task'."""
-    return "same-task" if stages(chain)[-1] == eval_set else "cross-task"
+    return "same-task" if stage_task(chain) == eval_set else "cross-task"

@@ -12,7 +12,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..atomic import read_parquet
+from rlvr_support.scoring.rewards import graded_reward, success as success_of
+from rlvr_support.storage.atomic import read_parquet
 
 
 @dataclass(frozen=True)
@@ -37,17 +38,6 @@ def parse_score_path(path: str | Path, root: str | Path) -> ScoreFile:
     raise ValueError(f"{path}: expected <root>/base/<eval>.parquet or <root>/<chain>/seed<k>/<eval>.parquet")
 
 
-def graded_reward(df: pd.DataFrame) -> pd.Series:
-    """The graded reward behind best@k: math correctness, the IF share of constraints met
-    (strict), and for joint prompts the mean of the two."""
-    task = df["task"].iloc[0]
-    if task == "math":
-        return df["reward"].astype(float)
-    if task == "if":
-        return df["if_frac_strict"].astype(float)
-    return 0.5 * (df["math_correct"].astype(float) + df["if_frac_strict"].astype(float))
-
-
 def reward_matrices(path: str | Path) -> tuple[list[str], np.ndarray, np.ndarray]:
     """(prompt ids, binary success (P, n), graded reward (P, n)); every prompt must have the same n."""
     df = read_parquet(path).sort_values(["prompt_id", "sample_idx"], kind="stable")
@@ -57,7 +47,7 @@ def reward_matrices(path: str | Path) -> tuple[list[str], np.ndarray, np.ndarray
     if counts.nunique() != 1:
         raise ValueError(f"{path}: prompts have different sample counts {sorted(counts.unique())}")
     n = int(counts.iloc[0])
-    success = (df["reward"].to_numpy(float) >= 1.0).reshape(-1, n)
+    success = success_of(df).to_numpy(bool).reshape(-1, n)
     graded = graded_reward(df).to_numpy(float).reshape(-1, n)
     if np.isnan(graded).any():
         raise ValueError(f"{path}: graded rewards contain NaN")

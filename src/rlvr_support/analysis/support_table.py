@@ -18,10 +18,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..metrics.support import CATEGORIES, in_support, support_categories, support_epsilon, support_summary
-from .resample import grouped_sum_bootstrap
-from .runs import base_of, by_chain, relation, stages
-from .scores import ScoreFile, reward_matrices
+from rlvr_support.metrics.support import CATEGORIES, in_support, support_categories, support_epsilon, support_summary
+from rlvr_support.analysis.resample import grouped_sum_bootstrap
+from rlvr_support.analysis.runs import base_of, by_chain, relation
+from rlvr_support.config.chains import stages
+from rlvr_support.analysis.scores import ScoreFile, reward_matrices
 
 RATIOS = ("SRR", "NDR", "SDS", "NSCR")
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from . import style
-from ..analysis.runs import chain_sort_key
+from rlvr_support.figures import style
+from rlvr_support.analysis.runs import chain_sort_key
 
 
 def plot_js_curves(positions: pd.DataFrame, eval_set: str, m: int, out_png: str) -> None:

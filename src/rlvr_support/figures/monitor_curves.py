@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from . import style
+from rlvr_support.figures import style
 
 PANELS = ["pass@1", "best@k", "coverage", "opening_entropy"]
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from . import style
-from ..analysis.passk_table import chain_order
+from rlvr_support.figures import style
+from rlvr_support.analysis.passk_table import chain_order
 
 
 def plot_passk_curves(passk: pd.DataFrame, eval_set: str, out_png: str, metric: str = "pass@k") -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from . import style
-from ..analysis.runs import chain_sort_key
+from rlvr_support.figures import style
+from rlvr_support.analysis.runs import chain_sort_key
 
 
 def plot_perplexity(table: pd.DataFrame, out_png: str) -> None:

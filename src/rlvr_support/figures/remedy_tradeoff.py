@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from . import style
+from rlvr_support.figures import style
 
 
 def plot_remedy_tradeoff(table: pd.DataFrame, out_png: str) -> None:

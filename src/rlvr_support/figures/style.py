@@ -10,7 +10,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import seaborn as sns  # noqa: E402
 
-from ..atomic import atomic_path  # noqa: E402
+from rlvr_support.storage.atomic import atomic_path  # noqa: E402
 
 
 def setup() -> None:

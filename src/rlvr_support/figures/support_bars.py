@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from . import style
-from ..analysis.runs import chain_sort_key
+from rlvr_support.figures import style
+from rlvr_support.analysis.runs import chain_sort_key
 
 COLORS = {"P": "#4c72b0", "S": "#c44e52", "E": "#55a868", "O": "#bbbbbb"}
 NAMES = {"P": "preservation", "S": "shrinkage", "E": "expansion", "O": "out of support"}

@@ -22,7 +22,7 @@ the next-token distribution at the sampling temperature (before top-p), as `gene
 
 Two entry points share the decode loop (`_decode`): `generate_fast` (text prompts, sample rows
 as `generate_hf`) and `sample_ids` (token-id prompts, completion ids only, a set of eos ids:
-GRPO rollouts, grpo_extensions.py).
+GRPO rollouts, training/trainer.py).
 """
 
 from __future__ import annotations
@@ -31,7 +31,8 @@ import torch
 import torch.nn.functional as F
 from tqdm import tqdm
 
-from .hf import sample_row
+from rlvr_support.sampling.hf import sample_row
+from rlvr_support.sampling.prompts import Prompt, left_pad, prompt_ids
 
 SUPPORTED_TYPES = ("llama", "qwen2")
 
@@ -244,9 +245,9 @@ def _decode(W, ids, mask, *, n, temperature, top_p, max_new_tokens, eos_ids, pad
 
 
 @torch.no_grad()
-def generate_fast(model, tokenizer, prompts: list[str], *, n: int, temperature: float, top_p: float,
+def generate_fast(model, tokenizer, prompts: list[Prompt], *, n: int, temperature: float, top_p: float,
                   max_new_tokens: int, seed: int, prompt_batch: int = 16, drop_at: float = 0.75) -> list[dict]:
-    """n samples per prompt, as `generate_hf` returns them (same keys, same conventions).
+    """n samples per prompt (text or token ids), as `generate_hf` returns them (same keys, same conventions).
 
     `prompt_batch` prompts (prompt_batch * n rows) are decoded together; the batch is
     compacted when at most `drop_at` of its rows are still running.
@@ -261,8 +262,8 @@ def generate_fast(model, tokenizer, prompts: list[str], *, n: int, temperature: 
     rows: list[dict] = []
     for start in tqdm(range(0, len(prompts), prompt_batch), desc="sample (fast)", mininterval=5):
         chunk = prompts[start:start + prompt_batch]
-        enc = tokenizer(chunk, return_tensors="pt", padding=True)
-        toks, lps, ents, lens = _decode(W, enc["input_ids"], enc["attention_mask"], n=n, temperature=temperature,
+        ids, mask = left_pad(prompt_ids(tokenizer, chunk), tokenizer.pad_token_id)
+        toks, lps, ents, lens = _decode(W, ids, mask, n=n, temperature=temperature,
                                         top_p=top_p, max_new_tokens=max_new_tokens, eos_ids=[tokenizer.eos_token_id],
                                         pad_id=tokenizer.pad_token_id, gen=gen, drop_at=drop_at)
         toks, lps, ents, lens = toks.tolist(), lps.tolist(), ents.tolist(), lens.tolist()
@@ -271,15 +272,6 @@ def generate_fast(model, tokenizer, prompts: list[str], *, n: int, temperature: 
             rows.append(sample_row(tokenizer, toks[b], length, lps[b][:length], ents[b][:length],
                                    start + b // n, b % n))
     return rows
-
-
-@torch.no_grad()
-def left_pad(prompt_ids: list[list[int]], pad_id: int) -> tuple[torch.Tensor, torch.Tensor]:
-    """(ids, attention mask), both (P, longest prompt), prompts right-aligned as `generate` expects."""
-    width = max(len(p) for p in prompt_ids)
-    ids = torch.tensor([[pad_id] * (width - len(p)) + list(p) for p in prompt_ids], dtype=torch.long)
-    mask = torch.tensor([[0] * (width - len(p)) + [1] * len(p) for p in prompt_ids])
-    return ids, mask
 
 
 def sample_ids(model, prompt_ids: list[list[int]], *, n: int, temperature: float, top_p: float, max_new_tokens: int,

@@ -10,6 +10,8 @@ from __future__ import annotations
 import torch
 from tqdm import tqdm
 
+from rlvr_support.sampling.prompts import Prompt, left_pad, prompt_ids
+
 
 def sample_row(tokenizer, seq: list[int], length: int, logprobs: list[float], entropies: list[float],
                prompt_index: int, sample_idx: int) -> dict:
@@ -29,9 +31,9 @@ def sample_row(tokenizer, seq: list[int], length: int, logprobs: list[float], en
 
 
 @torch.no_grad()
-def generate_hf(model, tokenizer, prompts: list[str], *, n: int, temperature: float, top_p: float,
+def generate_hf(model, tokenizer, prompts: list[Prompt], *, n: int, temperature: float, top_p: float,
                 max_new_tokens: int, seed: int, prompt_batch: int = 16) -> list[dict]:
-    """Return n samples for each prompt as dicts (prompt_index, sample_idx, token_ids, ...), in prompt order."""
+    """Return n samples for each prompt (text or token ids) as dicts (prompt_index, sample_idx, token_ids, ...), in prompt order."""
     torch.manual_seed(seed)
     greedy = temperature == 0
     if greedy and n > 1:
@@ -40,14 +42,15 @@ def generate_hf(model, tokenizer, prompts: list[str], *, n: int, temperature: fl
     rows: list[dict] = []
     for start in tqdm(range(0, len(prompts), prompt_batch), desc="sample", mininterval=5):
         chunk = prompts[start:start + prompt_batch]
-        enc = tokenizer(chunk, return_tensors="pt", padding=True).to(model.device)
+        ids, mask = left_pad(prompt_ids(tokenizer, chunk), tokenizer.pad_token_id)
+        ids, mask = ids.to(model.device), mask.to(model.device)
         out = model.generate(
-            **enc, do_sample=not greedy, temperature=None if greedy else temperature,
+            input_ids=ids, attention_mask=mask, do_sample=not greedy, temperature=None if greedy else temperature,
             top_p=None if greedy else top_p, top_k=None, max_new_tokens=max_new_tokens,
             num_return_sequences=1 if greedy else n, output_logits=True, return_dict_in_generate=True,
             pad_token_id=tokenizer.pad_token_id, eos_token_id=eos,
         )
-        new = out.sequences[:, enc["input_ids"].shape[1]:]
+        new = out.sequences[:, ids.shape[1]:]
         logits = torch.stack(out.logits, dim=1).float()  # (B, T, V), raw
         logp = torch.log_softmax(logits / (1.0 if greedy else temperature), dim=-1)
         tok_logp = logp.gather(-1, new.unsqueeze(-1)).squeeze(-1)

@@ -1,0 +1,286 @@
+"""GPU check: the toy pipeline's three heavy steps on the GPU and on the CPU, with throughput ratios.
+
+    python -m rlvr_support.cli.gpu_check [--quick] [--out report.json]      (or scripts/gpu_check.sh)
+
+It builds a small toy world, then for each device (the CPU always, the GPU when one is visible)
+runs, in a fresh process, (1) base pretraining for a few steps (pretrain.py), (2) a few GRPO
+steps with TRL (training/stage.py), (3) repeated sampling with Hugging Face `generate` (sampling/jobs.py, backend
+hf on both devices so the same code is timed). The CPU leg runs with CUDA_VISIBLE_DEVICES=""
+so that every module's own device choice (devices.torch_device) picks the CPU, exactly as a
+gpu: 0 job does. Throughput is tokens per second of wall time inside each step, import and
+model-loading time excluded:
+  pretrain: non-padding tokens seen per second (pretrain.py's own tokens_per_second);
+  grpo:     completion tokens generated per second of training (steps x group x mean length / s);
+  sample:   sampled tokens per second.
+It reports the GPU/CPU ratio of each. Without a GPU it says so and reports the CPU leg only.
+The step counts are small, so GPU warm-up (CUDA context, kernel selection) is part of the GPU
+numbers: the ratios are a sanity check that the GPU path works and pays, not a benchmark.
+Full size: the default config's model (config.yaml base.arch); each leg is cut at --timeout
+(210 s), so the whole check ends within about 8 minutes; --quick: a tiny model and a handful
+of steps, for the test suite on CPU.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+
+from rlvr_support.storage.atomic import write_text
+
+REPO = Path(__file__).resolve().parents[3]
+
+# (full, quick) sizes; the model size of `full` is the default config's, so the ratio is the toy study's.
+SIZES = {
+    "full": {"world": {"math": 400, "if": 300, "joint": 100, "eval": 24, "corpus": (6000, 2000, 600)},
+             "pretrain_steps": 60, "batch_size": 64, "grpo_steps": 4, "sample_n": 8, "sample_prompts": 24},
+    "quick": {"world": {"math": 40, "if": 40, "joint": 20, "eval": 4, "corpus": (200, 100, 50)},
+              "pretrain_steps": 3, "batch_size": 8, "grpo_steps": 1, "sample_n": 2, "sample_prompts": 4,
+              "arch": {"hidden_size": 32, "intermediate_size": 64, "num_layers": 1, "num_heads": 2,
+                       "max_positions": 128}},
+}
+
+
+def plan(config_path: Path, quick: bool) -> dict:
+    """The world / base / rl / sampling sections for the check, derived from a study config."""
+    cfg = yaml.safe_load(Path(config_path).read_text())
+    size = SIZES["quick" if quick else "full"]
+    w = size["world"]
+    world = json.loads(json.dumps(cfg["world"]))
+    world["math"].update(train=w["math"], eval=w["eval"])
+    world["if"].update(train=w["if"], eval=w["eval"])
+    world["joint"].update(train=w["joint"], eval=w["eval"])
+    world["corpus"].update(math=w["corpus"][0], **{"if": w["corpus"][1]}, joint=w["corpus"][2])
+    base = json.loads(json.dumps(cfg["base"]))
+    if "arch" in size:
+        base["arch"] = size["arch"]
+    base["train"].update(steps=size["pretrain_steps"], batch_size=size["batch_size"],
+                         warmup=1, save_every=10 ** 6)
+    rl = json.loads(json.dumps(cfg["rl"]))
+    rl.update(steps=size["grpo_steps"], log_every=1, save_every=10 ** 6)
+    rl.pop("monitor", None)
+    sampling = json.loads(json.dumps(cfg["sampling"]))
+    sampling.update(backend="hf", n=size["sample_n"], shards=1)
+    return {"world": world, "base": base, "rl": rl, "sampling": sampling,
+            "sample_prompts": size["sample_prompts"], "quick": quick}
+
+
+def build_world(p: dict, work: Path) -> None:
+    from rlvr_support.storage.atomic import write_jsonl
+    from rlvr_support.data.toyworld.world import build_corpus, build_prompt_sets
+
+    sets = build_prompt_sets(p["world"])
+    for task, records in sets.items():
+        if task == "math":  # sample from the first eval prompts only: the check times, it does not evaluate
+            evals = [r for r in records if r["split"] == "eval"][:p["sample_prompts"]]
+            records = [r for r in records if r["split"] == "train"] + evals
+        write_jsonl(work / "prompts" / f"{task}.jsonl", records)
+    write_jsonl(work / "corpus.jsonl", build_corpus(p["world"], sets))
+
+
+def leg(p: dict, work: Path, threads: int) -> dict:
+    """Pretrain, GRPO and sampling on this process's device; returns the measurements."""
+    import pandas as pd
+    import torch
+
+    from rlvr_support.storage.atomic import write_json
+    from rlvr_support.models.devices import torch_device
+    from rlvr_support.training.stage import train_stage
+    from rlvr_support.models.pretrain import pretrain
+    from rlvr_support.sampling.jobs import sample_checkpoint
+
+    device = torch_device()
+    out = work / device
+    result = {"device": device, "threads": threads}
+    if device == "cuda":
+        result["gpu"] = torch.cuda.get_device_name(0)
+        torch.cuda.synchronize()
+
+    # each stage is recorded on its own, so that one failing stage still leaves the others' numbers
+    def stage(name, fn):
+        t0 = time.time()
+        try:
+            result[name] = fn()
+        except Exception as e:  # noqa: BLE001 - reported in the check's output, not swallowed
+            import traceback
+            traceback.print_exc()
+            result[name] = {"error": f"{type(e).__name__}: {e}"[:2000], "seconds": round(time.time() - t0, 2)}
+        print(f"[{device}] {name}: {result[name]}", flush=True)
+
+    def do_pretrain():
+        summary = pretrain(str(work / "corpus.jsonl"), str(out / "base"), p["base"], seed=0, threads=threads)
+        write_json(out / "base" / "manifest.json", {"model_dir": "model", "chain": "base", "kind": "pretrain", **summary})
+        return {"steps": summary["steps"], "seconds": summary["seconds"],
+                "tokens_per_s": summary["tokens_per_second"], "final_loss": summary["final_loss"]}
+
+    def do_grpo():
+        t0 = time.time()
+        manifest = train_stage(str(out / "base" / "manifest.json"), "math", str(work / "prompts" / "math.jsonl"),
+                               str(out / "math" / "manifest.json"), p["rl"], seed=0, chain="math", threads=threads)
+        write_json(out / "math" / "manifest.json", manifest)
+        seconds = manifest.get("seconds") or (time.time() - t0)
+        curve = pd.read_csv(out / "math" / "reward_curve.csv")
+        per_step = p["rl"]["prompts_per_step"] * p["rl"]["group_size"]
+        tokens = float(curve["completions/mean_length"].sum() * per_step) if "completions/mean_length" in curve else 0.0
+        return {"steps": p["rl"]["steps"], "seconds": round(seconds, 2),
+                "tokens_per_s": round(tokens / max(seconds, 1e-9), 1), "final_reward": manifest.get("final_reward")}
+
+    def do_sample(backend):
+        # the GRPO checkpoint when that stage worked, else the base model
+        ckpt = out / "math" / "manifest.json"
+        ckpt = ckpt if ckpt.exists() else out / "base" / "manifest.json"
+        t0 = time.time()
+        df = sample_checkpoint(str(ckpt), str(work / "prompts" / "math.jsonl"), str(out / f"samples_{backend}.parquet"),
+                               dict(p["sampling"], backend=backend), job=f"gpu_check/{device}", threads=threads)
+        if device == "cuda":
+            torch.cuda.synchronize()
+        seconds = time.time() - t0
+        return {"backend": backend, "checkpoint": ckpt.parent.name, "samples": len(df),
+                "tokens": int(df["n_tokens"].sum()), "seconds": round(seconds, 2),
+                "tokens_per_s": round(float(df["n_tokens"].sum()) / max(seconds, 1e-9), 1)}
+
+    stage("pretrain", do_pretrain)
+    if "error" not in result["pretrain"]:
+        stage("grpo", do_grpo)
+        stage("sample", lambda: do_sample("hf"))  # the same code on both devices
+        if device == "cpu":  # what the CPU study really uses: the fast sampler (`backend: auto`)
+            stage("sample_fast", lambda: do_sample("fast"))
+    return result
+
+
+def _run_leg(p: dict, work: Path, gpu: bool, threads: int, timeout: int) -> dict:
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    if not gpu:
+        env["CUDA_VISIBLE_DEVICES"] = ""  # the CPU leg: every module's own device choice picks the CPU
+    (work / "plan.json").write_text(json.dumps(p))
+    cmd = [sys.executable, "-m", "rlvr_support.cli.gpu_check", "--leg", str(work), "--threads", str(threads)]
+    log = work / f"leg_{'gpu' if gpu else 'cpu'}.log"
+    t0 = time.time()
+    with open(log, "w") as f:
+        proc = subprocess.run(cmd, env=env, stdout=f, stderr=subprocess.STDOUT, timeout=timeout)
+    if proc.returncode != 0:
+        raise RuntimeError(f"the {'GPU' if gpu else 'CPU'} leg failed (exit {proc.returncode}); "
+                           f"last lines of {log}:\n" + "\n".join(log.read_text().splitlines()[-25:]))
+    result = json.loads((work / f"leg_{'cuda' if gpu else 'cpu'}.json").read_text())
+    result["wall_seconds"] = round(time.time() - t0, 1)
+    return result
+
+
+def environment() -> dict:
+    import torch
+
+    info = {"python": platform.python_version(), "torch": torch.__version__,
+            "torch_cuda": torch.version.cuda, "cpu_count": os.cpu_count(),
+            "cuda_visible_devices": os.environ.get("CUDA_VISIBLE_DEVICES"),
+            "gpus": torch.cuda.device_count() if torch.cuda.is_available() else 0}
+    if info["gpus"]:
+        info["gpu_names"] = [torch.cuda.get_device_name(i) for i in range(info["gpus"])]
+        info["bf16"] = torch.cuda.is_bf16_supported()
+    for mod in ("transformers", "trl", "accelerate", "datasets"):
+        try:
+            info[mod] = __import__(mod).__version__
+        except ImportError:
+            info[mod] = None
+    return info
+
+
+def check(config: Path, quick: bool, work: Path, threads: int, timeout: int) -> dict:
+    from rlvr_support.models.devices import require_gpus
+
+    env = environment()
+    missing = [m for m in ("transformers", "trl", "accelerate", "datasets") if env[m] is None]
+    if missing:
+        raise RuntimeError(f"missing packages: {', '.join(missing)} (install requirements.txt; on a machine "
+                           "without internet: scripts/gpu_check.sh --wheelhouse DIR)")
+    report = {"environment": env, "quick": quick, "legs": {}}
+    p = plan(config, quick)
+    t0 = time.time()
+    build_world(p, work)
+    report["world_seconds"] = round(time.time() - t0, 1)
+    legs = [("gpu", True)] if env["gpus"] else []
+    if env["gpus"]:
+        require_gpus(1)
+    for name, gpu in legs + [("cpu", False)]:  # the GPU leg first: it is what the check is for
+        try:
+            report["legs"][name] = _run_leg(p, work, gpu=gpu, threads=threads, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            report["legs"][name] = {"timed_out_after_s": timeout}
+    done = {k: v for k, v in report["legs"].items() if "timed_out_after_s" not in v}
+    if "gpu" in done and "cpu" in done:
+        g, c = done["gpu"], done["cpu"]
+        ok = lambda leg, st: "tokens_per_s" in leg.get(st, {})  # noqa: E731
+        report["ratio_gpu_over_cpu"] = {
+            st: round(g[st]["tokens_per_s"] / max(c[st]["tokens_per_s"], 1e-9), 2)
+            for st in ("pretrain", "grpo", "sample") if ok(g, st) and ok(c, st)}
+        if ok(g, "sample") and ok(c, "sample_fast"):  # the GPU against the CPU path the study really takes
+            report["ratio_gpu_over_cpu"]["sample_vs_cpu_fast"] = round(
+                g["sample"]["tokens_per_s"] / max(c["sample_fast"]["tokens_per_s"], 1e-9), 2)
+    if not env["gpus"]:
+        report["note"] = "no GPU found (torch sees 0 CUDA devices): CPU leg only, no ratios"
+    elif len(done) < 2:
+        report["note"] = f"a leg ran past --timeout {timeout}s: no ratios"
+    return report
+
+
+def format_report(r: dict) -> str:
+    env = r["environment"]
+    lines = [f"torch {env['torch']} (CUDA {env['torch_cuda']}), {env['cpu_count']} CPUs, "
+             f"{env['gpus']} GPU(s){': ' + ', '.join(env['gpu_names']) if env['gpus'] else ''}",
+             f"{'stage':10s} {'CPU tok/s':>12s} {'GPU tok/s':>12s} {'GPU/CPU':>9s}"]
+    for stage in ("pretrain", "grpo", "sample", "sample_fast"):
+        cpu = r["legs"].get("cpu", {}).get(stage, {}).get("tokens_per_s")
+        gpu = r["legs"].get("gpu", {}).get(stage, {}).get("tokens_per_s")
+        ratio = r.get("ratio_gpu_over_cpu", {}).get(stage)
+        lines.append(f"{stage:10s} {cpu if cpu is not None else '-':>12} {gpu if gpu is not None else '-':>12} "
+                     f"{ratio if ratio is not None else '-':>9}")
+    for name, leg in r["legs"].items():
+        for stage, v in leg.items():
+            if isinstance(v, dict) and "error" in v:
+                lines.append(f"{name} {stage} FAILED: {v['error'][:300]}")
+    if "note" in r:
+        lines.append(r["note"])
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m rlvr_support.cli.gpu_check", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help="a tiny model and a few steps (seconds, for tests)")
+    ap.add_argument("--config", default=str(REPO / "config.yaml"), help="study config whose world/model/rl to use")
+    ap.add_argument("--out", help="also write the report here as JSON")
+    ap.add_argument("--work", help="working directory (default: a temporary one)")
+    ap.add_argument("--threads", type=int, default=os.cpu_count() or 1, help="CPU threads for the CPU leg")
+    ap.add_argument("--timeout", type=int, default=210, help="seconds per leg (GPU, CPU) before giving up on it")
+    ap.add_argument("--leg", help=argparse.SUPPRESS)  # internal: run one leg in this process
+    a = ap.parse_args(argv)
+    if a.leg:
+        work = Path(a.leg)
+        p = json.loads((work / "plan.json").read_text())
+        result = leg(p, work, a.threads)
+        write_text(work / f"leg_{result['device']}.json", json.dumps(result, indent=1))
+        return 0
+    with tempfile.TemporaryDirectory(prefix="gpu_check.") as tmp:
+        work = Path(a.work) if a.work else Path(tmp)
+        work.mkdir(parents=True, exist_ok=True)
+        try:
+            report = check(Path(a.config), a.quick, work, a.threads, a.timeout)
+        except RuntimeError as e:
+            print(f"gpu_check failed: {e}", file=sys.stderr)
+            return 1
+    print(format_report(report))
+    print(json.dumps(report, indent=1))
+    if a.out:
+        write_text(a.out, json.dumps(report, indent=1) + "\n")  # atomic: never a half-written report
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

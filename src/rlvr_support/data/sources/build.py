@@ -1,0 +1,125 @@
+"""Assemble one task's prompt records from its configured sources (`world.kind: datasets`).
+
+A source is one of
+  {format: gsm8k|math500|deepscaler|ifeval|rlvr_ifeval|mathif|records, hub: <name>, config, hf_split, revision}
+  {format: ..., file: <path.jsonl|path.parquet>}
+  {format: reasoning_gym, rg_task: <name>, size, seed, rg_config}
+  {format: if_templates, size, seed, max_constraints, math: {task, config}}
+plus `split` (train|eval), optional `limit` (first N rows), `prompt_suffix` (appended to each
+prompt, e.g. a "put your final answer in \\boxed{}" instruction) and `name` (id prefix).
+
+Checks made here, before any job uses the data: the format fits the task, each row converts
+(errors name the source and row), IF/joint instructions pass `validate_instructions`, ids are
+unique, and a prompt text in an eval split is removed from every train split (leakage).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rlvr_support.scoring.verifiers.ifeval import InstructionError, validate_instructions
+from rlvr_support.data.sources.formats import CONVERTERS, TASK_OF
+from rlvr_support.data.sources.rows import load_file_rows, load_hub_rows
+
+
+def source_name(src: dict) -> str:
+    """Prefix of the prompt ids: `name`, else the hub name and split (gsm8k_test), the file stem, the RG task."""
+    if src.get("name"):
+        return src["name"]
+    if src.get("hub"):
+        return f"{src['hub'].split('/')[-1]}_{src.get('hf_split', 'train')}"
+    if src.get("file"):
+        return Path(src["file"]).stem
+    return src.get("rg_task") or src["format"]
+
+
+def _raw_items(src: dict, where: str) -> list[dict | str]:
+    fmt = src["format"]
+    if fmt == "reasoning_gym":
+        from rlvr_support.data.sources.reasoning_gym import rg_records
+
+        return rg_records(src["rg_task"], src["size"], src.get("seed", 0), src.get("rg_config"))
+    if fmt == "if_templates":
+        from rlvr_support.data.sources.if_templates import template_records
+
+        return template_records(src["size"], src.get("seed", 0), src.get("max_constraints", 2), src.get("math"))
+    if ("hub" in src) == ("file" in src):
+        raise ValueError(f"{where}: give exactly one of `hub` (a Hugging Face dataset) or `file` (a local file)")
+    rows = (load_hub_rows(src["hub"], src.get("config"), src.get("hf_split", "train"), src.get("revision"),
+                          src.get("data_files"))
+            if "hub" in src else load_file_rows(src["file"]))
+    if src.get("limit"):
+        rows = rows[:src["limit"]]
+    out = []
+    for i, row in enumerate(rows):
+        try:
+            out.append(CONVERTERS[fmt](row, i))
+        except (KeyError, ValueError, TypeError) as e:
+            raise ValueError(f"{where}, row {i}: {e.args[0] if e.args else e}") from None
+    return out
+
+
+def _task_of(src: dict) -> str | None:
+    if src["format"] == "reasoning_gym":
+        return "math"
+    if src["format"] == "if_templates":
+        return "joint" if src.get("math") else "if"
+    return TASK_OF[src["format"]]
+
+
+def build_task_records(task: str, sources: list[dict]) -> tuple[list[dict], list[str]]:
+    """(records, log lines) for one task; records keep source order, train before eval as listed."""
+    records, log, seen = [], [], set()
+    for k, src in enumerate(sources):
+        where = f"world.tasks.{task}[{k}] ({src['format']} {source_name(src)})"
+        expected = _task_of(src)
+        if expected is not None and expected != task:
+            raise ValueError(f"{where}: format {src['format']!r} gives {expected!r} prompts, not {task!r}")
+        items = _raw_items(src, where)
+        if src["format"] in ("reasoning_gym", "if_templates") and src.get("limit"):
+            items = items[:src["limit"]]
+        skipped: dict[str, int] = {}
+        name = source_name(src)
+        for item in items:
+            if isinstance(item, str):
+                skipped[item.split(" (")[0]] = skipped.get(item.split(" (")[0], 0) + 1
+                continue
+            if item.get("task") not in (None, task):
+                raise ValueError(f"{where}, id {item['key']}: record task {item['task']!r} is not {task!r}")
+            rec = {
+                **item.get("meta", {}),  # first: dataset metadata never overrides a contract field
+                "id": f"{name}-{item['key']}", "task": task,
+                "prompt": item["prompt"] + (src.get("prompt_suffix") or ""),
+                "answer": item.get("answer"),
+                "instruction_id_list": item.get("instruction_id_list") or [],
+                "kwargs": item.get("kwargs") or [],
+                "split": src["split"], "source": name,
+            }
+            if "rg" in item:
+                rec["scorer"] = "reasoning_gym"
+                rec["rg"] = item["rg"]
+            if rec["id"] in seen:
+                raise ValueError(f"{where}: duplicate prompt id {rec['id']!r} (give the source a distinct `name`)")
+            seen.add(rec["id"])
+            if task in ("math", "joint") and not (isinstance(rec["answer"], str) and rec["answer"].strip()):
+                raise ValueError(f"{where}, id {rec['id']}: no answer")
+            if task in ("if", "joint"):
+                if not rec["instruction_id_list"]:
+                    raise ValueError(f"{where}, id {rec['id']}: no instructions")
+                try:
+                    validate_instructions(rec["instruction_id_list"], rec["kwargs"], rec["id"])
+                except InstructionError as e:
+                    raise ValueError(f"{where}: {e}") from None
+            records.append(rec)
+        n = sum(r["source"] == name for r in records)
+        log.append(f"{task}: {name} ({src['split']}): {n} prompts"
+                   + (f", skipped {sum(skipped.values())} without an IFEval equivalent: {skipped}" if skipped else ""))
+    eval_prompts = {r["prompt"] for r in records if r["split"] == "eval"}
+    leaked = [r for r in records if r["split"] == "train" and r["prompt"] in eval_prompts]
+    if leaked:
+        log.append(f"{task}: removed {len(leaked)} train prompts that also appear in an eval split")
+        records = [r for r in records if not (r["split"] == "train" and r["prompt"] in eval_prompts)]
+    for split in ("train", "eval"):
+        if not any(r["split"] == split for r in records):
+            log.append(f"{task}: warning: no {split}-split prompts")
+    return records, log

@@ -1,0 +1,89 @@
+"""One converter per dataset format: a raw row -> the fields of a prompt record.
+
+Column layouts follow each dataset card:
+  gsm8k       openai/gsm8k (config `main`): question, answer ("... #### 72")
+  math500     HuggingFaceH4/MATH-500: problem, solution, answer, subject, level, unique_id
+  deepscaler  agentica-org/DeepScaleR-Preview-Dataset: problem, answer, solution
+  ifeval      google/IFEval: key, prompt, instruction_id_list, kwargs (541 rows)
+  rlvr_ifeval allenai/RLVR-IFeval: messages [{role, content}], ground_truth (JSON), constraint_type
+  mathif      TingchenFu/MathIF (*_single/double/triple.jsonl): question text in `prompt` (or
+              `question`), answer, instruction_id_list, kwargs, optional source / key / id
+  records     rows already in this project's contract (id, task, prompt, ...)
+
+A converter returns a dict (key, prompt, answer, instruction_id_list, kwargs, meta) or a
+string saying why the row is skipped (only RLVR-IFeval rows without an IFEval equivalent).
+"""
+
+from __future__ import annotations
+
+from rlvr_support.data.sources.rlvr_ifeval import map_ground_truth
+
+TASK_OF = {"gsm8k": "math", "math500": "math", "deepscaler": "math", "ifeval": "if", "rlvr_ifeval": "if",
+           "mathif": "joint", "records": None}
+
+
+def _need(row: dict, *cols: str) -> None:
+    missing = [c for c in cols if c not in row]
+    if missing:
+        raise KeyError(f"missing column(s) {missing}; the row has {sorted(row)}")
+
+
+def gsm8k(row: dict, i: int) -> dict:
+    _need(row, "question", "answer")
+    if "####" not in row["answer"]:
+        raise ValueError("answer has no '####' final-answer marker")
+    final = row["answer"].rsplit("####", 1)[1].strip().replace(",", "")
+    return {"key": str(i), "prompt": row["question"], "answer": final, "meta": {}}
+
+
+def math500(row: dict, i: int) -> dict:
+    _need(row, "problem", "answer")
+    key = str(row.get("unique_id") or i)
+    return {"key": key, "prompt": row["problem"], "answer": str(row["answer"]),
+            "meta": {k: row[k] for k in ("subject", "level") if k in row}}
+
+
+def deepscaler(row: dict, i: int) -> dict:
+    _need(row, "problem", "answer")
+    return {"key": str(i), "prompt": row["problem"], "answer": str(row["answer"]), "meta": {}}
+
+
+def ifeval(row: dict, i: int) -> dict:
+    _need(row, "prompt", "instruction_id_list", "kwargs")
+    return {"key": str(row.get("key", i)), "prompt": row["prompt"], "answer": None,
+            "instruction_id_list": list(row["instruction_id_list"]),
+            "kwargs": [{k: v for k, v in (kw or {}).items() if v is not None} for kw in row["kwargs"]], "meta": {}}
+
+
+def rlvr_ifeval(row: dict, i: int) -> dict | str:
+    _need(row, "messages", "ground_truth")
+    users = [m["content"] for m in row["messages"] if m.get("role") == "user"]
+    if not users:
+        raise ValueError("messages has no user turn")
+    mapped = map_ground_truth(row["ground_truth"])
+    if isinstance(mapped, str):
+        return mapped
+    ids, kwargs = mapped
+    return {"key": str(i), "prompt": users[-1], "answer": None, "instruction_id_list": ids, "kwargs": kwargs,
+            "meta": {"constraint_type": row.get("constraint_type")}}
+
+
+def mathif(row: dict, i: int) -> dict:
+    text_col = "prompt" if "prompt" in row else "question"
+    _need(row, text_col, "answer", "instruction_id_list", "kwargs")
+    key = str(row.get("key", row.get("id", i)))
+    return {"key": key, "prompt": row[text_col], "answer": str(row["answer"]),
+            "instruction_id_list": list(row["instruction_id_list"]),
+            "kwargs": [{k: v for k, v in (kw or {}).items() if v is not None} for kw in row["kwargs"]],
+            "meta": {"origin": row["source"]} if "source" in row else {}}
+
+
+def records(row: dict, i: int) -> dict:
+    _need(row, "id", "prompt")
+    return {"key": str(row["id"]), "prompt": row["prompt"], "answer": row.get("answer"),
+            "instruction_id_list": list(row.get("instruction_id_list") or []),
+            "kwargs": list(row.get("kwargs") or []), "task": row.get("task"), "meta": {}}
+
+
+CONVERTERS = {"gsm8k": gsm8k, "math500": math500, "deepscaler": deepscaler, "ifeval": ifeval,
+              "rlvr_ifeval": rlvr_ifeval, "mathif": mathif, "records": records}

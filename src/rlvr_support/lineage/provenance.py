@@ -1,0 +1,282 @@
+"""Provenance sidecars: `<file>.prov.json` beside every file a CLI verb writes.
+
+A sidecar records how its file was made: the verb and the Snakemake rule that runs it, the
+command line, every argument (the config sections arrive as JSON, so this is the config the
+job used), the seeds, the sha256 of every input with a pointer to that input's own sidecar,
+the sha256 of every output, the code version (git commit, dirty flag, a hash of the package
+source), package versions, host and start/end time. `python -m rlvr_support audit` walks these
+pointers down to the data and re-checks every checksum (see audit.py).
+
+Times and hosts live only in sidecars, never in the outputs, so outputs stay byte-identical
+across reruns.
+
+How a verb declares its files (cli.py calls `begin` before and `finish` after every verb):
+
+* By convention, arguments named `out`, `out_dir`, `headline` or `out_*` are outputs; every
+  other argument whose value (or list element, or the `path` of a `key=path` pair) names an
+  existing file or directory when the verb starts is an input (a directory stands for the
+  files directly in it).
+* A verb that breaks the convention says so with `parser.set_defaults(prov_inputs=[dest, ...],
+  prov_outputs=[dest, ...])`, and `set_defaults(prov=False)` opts out (e.g. `audit`).
+* Files written beside a declared output file with the same stem (`x.pdf` beside `x.png`,
+  `headline.md` beside `headline.csv`) are outputs too; files in an output directory count if
+  written during the run. Every output gets its own sidecar.
+* A checkpoint manifest (a JSON output with a `model_dir` key) lists the files of its model
+  directory, and the files written beside it during the run, as `artifacts` with their sha256:
+  the weights are checked by `audit` without a sidecar per shard.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import functools
+import hashlib
+import json
+import os
+import platform
+import socket
+import subprocess
+import sys
+import time
+from importlib import metadata
+from pathlib import Path
+
+from rlvr_support.storage.atomic import write_json
+from rlvr_support.lineage.codehash import PACKAGE, code_hash
+
+SUFFIX = ".prov.json"
+SCHEMA = "rlvr-support/provenance/1"
+OUTPUT_DESTS = ("out", "out_dir", "headline")
+PACKAGES = ("rlvr-support", "torch", "transformers", "trl", "accelerate", "datasets", "tokenizers",
+            "snakemake", "numpy", "pandas", "pyarrow", "matplotlib", "seaborn", "math-verify", "vllm")
+# The rule that runs a verb in workflow/rules/*.smk, for sidecars written without --prov-rule.
+RULE_OF_VERB = {"data": "toy_data", "corpus": "toy_corpus", "pretrain": "pretrain_base",
+                "base-metrics": "base_metrics", "train": "train_stage", "sample": "sample", "score": "score",
+                "passk-table": "passk_table"}
+
+
+def sidecar_of(path: str | os.PathLike) -> Path:
+    return Path(f"{os.fspath(path)}{SUFFIX}")
+
+
+def sha256_file(path: str | os.PathLike, chunk: int = 1 << 20) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        while block := f.read(chunk):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _is_data_file(p: Path) -> bool:
+    return p.is_file() and not p.name.startswith(".") and not p.name.endswith(SUFFIX)
+
+
+def _rel(path: str | os.PathLike, cwd: Path) -> str:
+    """A path as the job saw it, relative to its working directory when it lies inside it."""
+    p = Path(path)
+    if p.is_absolute():
+        try:
+            return p.relative_to(cwd).as_posix()
+        except ValueError:
+            return p.as_posix()
+    return Path(os.path.normpath(p)).as_posix()
+
+
+# ------------------------------------------------------------------ what the job ran with
+@functools.cache
+def package_source_hash() -> str:
+    """code_hash over every module of the package (the same hash rules use, over all of it)."""
+    names = sorted(p.stem for p in PACKAGE.glob("*.py")) + sorted(
+        d.name for d in PACKAGE.iterdir() if d.is_dir() and any(d.rglob("*.py")))
+    return code_hash(*names)
+
+
+@functools.cache
+def code_version() -> dict:
+    """Git commit and dirty flag of the checkout holding the package (None outside git), and its source hash."""
+    def git(*a):
+        try:
+            return subprocess.run(["git", "-C", str(PACKAGE), *a], capture_output=True, text=True,
+                                  timeout=30, check=True).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            return None
+
+    commit = git("rev-parse", "HEAD")
+    status = git("status", "--porcelain", "--untracked-files=no", "--", str(PACKAGE)) if commit else None
+    return {"git_commit": commit, "git_dirty": None if status is None else bool(status),
+            "package_hash": package_source_hash()}
+
+
+@functools.cache
+def package_versions() -> dict:
+    out = {"python": platform.python_version()}
+    for name in PACKAGES:
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            out[name] = None
+    return out
+
+
+def _seeds(obj, prefix: str = "") -> dict:
+    """Every `seed`/`seeds` value in the arguments, keyed by its path (`seed`, `cfg.seed`)."""
+    found = {}
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            key = f"{prefix}{k}"
+            if k in ("seed", "seeds") or k.endswith("_seed"):
+                found[key] = v
+            elif isinstance(v, dict):
+                found.update(_seeds(v, key + "."))
+    return found
+
+
+def _jsonable(v):
+    if isinstance(v, (str, int, float, bool)) or v is None:
+        return v
+    if isinstance(v, dict):
+        return {str(k): _jsonable(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_jsonable(x) for x in v]
+    return str(v)
+
+
+# ------------------------------------------------------------------ which files
+def _arg_paths(value) -> list[str]:
+    vals = value if isinstance(value, (list, tuple)) else [value]
+    out = []
+    for v in vals:
+        if isinstance(v, (str, os.PathLike)) and os.fspath(v).strip():  # "" would mean the working dir
+            v = os.fspath(v)
+            out.append(v.split("=", 1)[1] if "=" in v and not Path(v).exists() else v)
+    return out
+
+
+def declared_files(args: argparse.Namespace) -> tuple[list[str], list[str]]:
+    """(input paths, output paths) of a parsed verb, by declaration or by convention (module doc)."""
+    params = {k: v for k, v in vars(args).items() if not k.startswith("prov") and k not in ("fn", "verb")}
+    out_dests = getattr(args, "prov_outputs", None)
+    if out_dests is None:
+        out_dests = [k for k in params if k in OUTPUT_DESTS or k.startswith("out_")]
+    in_dests = getattr(args, "prov_inputs", None)
+    outputs = [p for d in out_dests for p in _arg_paths(params.get(d))]
+    inputs = []
+    for d in (in_dests if in_dests is not None else [k for k in params if k not in out_dests]):
+        for p in _arg_paths(params.get(d)):
+            path = Path(p)
+            if path.is_dir():
+                inputs += sorted(str(c) for c in path.iterdir() if _is_data_file(c))
+            elif path.is_file() or in_dests is not None:
+                inputs.append(p)
+    return list(dict.fromkeys(inputs)), outputs
+
+
+def _written_outputs(declared: list[str], since: float) -> list[Path]:
+    found: list[Path] = []
+    for d in declared:
+        p = Path(d)
+        if p.is_dir():
+            found += sorted(c for c in p.iterdir() if _is_data_file(c) and c.stat().st_mtime >= since)
+        elif p.is_file():
+            found.append(p)
+            found += sorted(c for c in p.parent.glob(f"{p.stem}.*")
+                            if c != p and _is_data_file(c) and c.stem == p.stem and c.stat().st_mtime >= since)
+        else:
+            raise FileNotFoundError(f"{p}: declared output was not written")
+    return list(dict.fromkeys(found))
+
+
+def _artifacts(manifest: Path, since: float, cwd: Path) -> list[dict]:
+    """The model files a checkpoint manifest declares, and its other files written in this run."""
+    if manifest.suffix != ".json":
+        return []
+    try:
+        model_dir = json.loads(manifest.read_text()).get("model_dir")
+    except (json.JSONDecodeError, AttributeError):
+        return []
+    if not model_dir:
+        return []
+    root = manifest.parent / model_dir
+    files = sorted(p for p in root.rglob("*") if p.is_file()) if root.is_dir() else []
+    files += sorted(c for c in manifest.parent.iterdir()
+                    if c != manifest and _is_data_file(c) and c.stat().st_mtime >= since)
+    return [{"path": _rel(p, cwd), "sha256": sha256_file(p), "bytes": p.stat().st_size} for p in files]
+
+
+# ------------------------------------------------------------------ the hook
+class Record(dict):
+    """What `begin` learned before the verb ran; `finish` adds the outputs and writes sidecars."""
+
+
+def _now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def begin(args: argparse.Namespace, argv: list[str], rule: str | None = None) -> Record | None:
+    """Hash the inputs and drop stale sidecars of the outputs; None when the verb opts out."""
+    if not getattr(args, "prov", True):
+        return None
+    cwd = Path.cwd()
+    inputs, outputs = declared_files(args)
+    for o in outputs:  # a sidecar must never describe an older file than the one beside it
+        sidecar_of(o).unlink(missing_ok=True)
+    rule_source = "argument"
+    if rule is None and os.environ.get("RLVR_PROV_RULE"):
+        rule, rule_source = os.environ["RLVR_PROV_RULE"], "environment"
+    if rule is None:
+        derive = getattr(args, "prov_rule", None)
+        rule = derive(args) if callable(derive) else derive or RULE_OF_VERB.get(args.verb, args.verb.replace("-", "_"))
+        rule_source = "derived from the verb"
+    params = {k: _jsonable(v) for k, v in vars(args).items() if not k.startswith("prov") and k not in ("fn", "verb")}
+    rec = Record(
+        schema=SCHEMA, rule=rule, rule_source=rule_source, verb=args.verb,
+        command=[Path(sys.executable).name, "-m", "rlvr_support", *argv],
+        args=params, config={k: v for k, v in params.items() if isinstance(v, dict)},
+        seeds=_seeds(params),
+        inputs=[{"path": _rel(p, cwd), "sha256": sha256_file(p), "bytes": Path(p).stat().st_size,
+                 "sidecar": _rel(sidecar_of(p), cwd) if sidecar_of(p).is_file() else None}
+                for p in inputs if Path(p).is_file()],
+        code=code_version(), packages=package_versions(),
+        host=socket.gethostname(), platform=platform.platform(), cwd=str(cwd), started=_now(),
+    )
+    missing = [p for p in inputs if not Path(p).is_file()]
+    if missing:
+        raise FileNotFoundError(f"input file {missing[0]} does not exist")
+    rec._t0 = time.time()
+    rec._declared = outputs
+    return rec
+
+
+def finish(rec: Record | None) -> list[Path]:
+    """Hash the outputs and write one sidecar per output file (atomically); return the sidecars."""
+    if rec is None:
+        return []
+    cwd = Path(rec["cwd"])
+    files = _written_outputs(rec._declared, since=rec._t0 - 0.01)
+    outputs = []
+    for p in files:
+        entry = {"path": _rel(p, cwd), "sha256": sha256_file(p), "bytes": p.stat().st_size}
+        arts = _artifacts(p, rec._t0 - 0.01, cwd)
+        if arts:
+            entry["artifacts"] = arts
+        outputs.append(entry)
+    rec.update(outputs=outputs, finished=_now(), seconds=round(time.time() - rec._t0, 3))
+    written = []
+    for p in files:
+        side = sidecar_of(p)
+        # `root` leads from the sidecar's folder back to the job's working directory, so a
+        # results tree that was moved or copied can still be audited.
+        write_json(side, {**rec, "self": _rel(p, cwd), "root": os.path.relpath(cwd, side.parent.resolve())})
+        written.append(side)
+    return written
+
+
+def load(sidecar: str | os.PathLike) -> dict:
+    try:
+        rec = json.loads(Path(sidecar).read_text())
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{sidecar}: not a valid provenance sidecar ({e.msg})") from None
+    if rec.get("schema") != SCHEMA:
+        raise ValueError(f"{sidecar}: unknown provenance schema {rec.get('schema')!r}")
+    return rec

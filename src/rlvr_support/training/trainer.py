@@ -1,0 +1,387 @@
+"""Mitigations and calibrations as a subclass of TRL's GRPOTrainer. Targets trl==1.16.0 (pinned).
+
+Each remedy is switched on by its key in the stage's `remedies` mapping (config: a chain
+variant such as `math-if~kl`, see workflow/schemas/config.schema.yaml); a missing key is off.
+What TRL already has is used as is (k3 KL in the loss via `beta`, clip-higher via
+`epsilon_high`, entropy bonus via `entropy_coef`: set in grpo.grpo_config); the rest is added
+at these override points of GRPOTrainer (tests/test_grpo_extensions.py fails if one changes):
+
+- `_generate_single_turn`: rollouts from the fast CPU sampler (sampling/fast.py) where it applies
+  (`rollout_backend`), routing prior (the first m tokens of a rollout from the reference
+  policy with probability gamma) and memory-calibrated sampling (memory_net.py);
+- `_calculate_rewards`: keeps the raw rewards so advantages can be recomputed;
+- `_generate_and_score_completions`: reference reset, routed-token masking (through TRL's
+  `tool_mask`, which already removes tokens from the loss), reference / teacher log-probs,
+  and the recomputed advantages (advantages.py): KL in the reward, unlikeliness reward,
+  pass@k advantage, inverse-success calibration, per-token on-policy distillation;
+- `_get_per_token_logps_and_entropies` + `_compute_loss`: the k1 KL term in the loss.
+
+Remedies (keys and defaults in config/defaults.py, REMEDY_DEFAULTS):
+- kl: ``where: loss`` + ``estimator: k3`` is TRL's own beta term; ``where: loss`` + ``k1`` adds
+  ``beta * mean_t(log pi - log ref)``; note its expected gradient is zero on on-policy samples
+  (Tang & Munos 2025), kept because papers report it. ``where: reward`` subtracts
+  ``beta * sum_t kl_t`` from each rollout's reward before the group advantage (the classic RLHF
+  form). ``reset_every: N`` sets reference := current policy every N steps, and
+  ``reset_optimizer`` also clears Adam's moments then.
+- routing: ``gamma``, ``tokens`` (m). Routed tokens are off-policy for pi, so they are masked.
+- distill: per-token reverse KL to the teacher on the student's own samples, as a per-token
+  reward ``-coef * (log pi(x_t) - log teacher(x_t))`` added to the advantage (the score-function
+  gradient of ``coef * KL(pi || teacher)``, as in on-policy distillation, Agarwal et al. 2024).
+  The teacher is the stage's starting checkpoint, or another given by path.
+- inverse_success (alpha), memory (mu, hidden, lr, steps), passk (k), unlikeliness (beta).
+"""
+
+from __future__ import annotations
+
+import copy
+
+import torch
+from transformers import LogitsProcessorList
+from trl import GRPOTrainer
+from trl.trainer.utils import add_fused_lm_head
+
+from rlvr_support.config.defaults import with_remedy_defaults
+from rlvr_support.training import advantages as adv
+from rlvr_support.training.memory_net import MemoryLogitsProcessor, MemoryTrainer
+from rlvr_support.sampling.fast import fast_supported, sample_ids
+from rlvr_support.sampling.prompts import left_pad
+
+TRL_TARGET = "1.16.0"
+
+SUCCESS = 1.0  # a rollout is a success when its (binary) verifiable reward reaches 1
+ROLLOUT_BACKENDS = ("auto", "hf")  # rl.rollout_backend: auto = the fast CPU sampler where it applies
+
+
+def resolve_remedies(cfg: dict | None) -> dict[str, dict]:
+    """Each switched-on remedy with its parameters filled in (config.defaults); unknown names are errors."""
+    out = with_remedy_defaults(cfg)
+    kl = out.get("kl")
+    if kl and (kl["estimator"] not in ("k1", "k3") or kl["where"] not in ("loss", "reward")):
+        raise ValueError(f"remedies.kl: estimator must be k1|k3 and where loss|reward, got {kl}")
+    return out
+
+
+def uses_trl_kl(remedies: dict) -> bool:
+    """k3 in the loss is exactly TRL's `beta` term: leave it to TRL."""
+    kl = remedies.get("kl")
+    return bool(kl) and kl["where"] == "loss" and kl["estimator"] == "k3"
+
+
+def _repeat_of(prompt_ids: list[list[int]], k: int) -> int:
+    """k if `prompt_ids` is blocks of k identical prompts (TRL repeats each prompt num_generations
+    times, consecutively), else 1: then every row is prefilled on its own."""
+    n = len(prompt_ids)
+    if k > 1 and n % k == 0 and all(prompt_ids[i] == prompt_ids[i - i % k] for i in range(n)):
+        return k
+    return 1
+
+
+def _frozen(model):
+    m = copy.deepcopy(model)
+    m.eval()
+    for p in m.parameters():
+        p.requires_grad_(False)
+    return m
+
+
+class SupportGRPOTrainer(GRPOTrainer):
+    """GRPOTrainer plus the remedies above; with no remedy on it trains exactly like GRPOTrainer."""
+
+    def __init__(self, *args, remedies: dict | None = None, teacher=None, rollout_backend: str = "auto", **kwargs):
+        if rollout_backend not in ROLLOUT_BACKENDS:
+            raise ValueError(f"rollout_backend must be one of {ROLLOUT_BACKENDS}, got {rollout_backend!r}")
+        self.remedies = resolve_remedies(remedies)
+        model = kwargs.get("model", args[0] if args else None)
+        if isinstance(model, str):
+            raise ValueError("SupportGRPOTrainer needs a loaded model (it copies it as reference/teacher)")
+        r = self.remedies
+        # Copies taken before TRL patches the policy's forward; they stay on the starting weights.
+        # (k3 in the loss resets TRL's own ref_model: no copy of ours needed)
+        need_ref = ("kl" in r and not uses_trl_kl(r)) or "routing" in r
+        self._ref = _frozen(model) if need_ref else None
+        self._teacher = None
+        if "distill" in r:
+            if teacher is not None:
+                self._teacher = _frozen(teacher)
+            elif self._ref is not None and not r.get("kl", {}).get("reset_every"):
+                self._teacher = self._ref  # the same frozen start weights: share the memory
+            else:
+                self._teacher = _frozen(model)
+        super().__init__(*args, **kwargs)
+        for m in {id(x): x for x in (self._ref, self._teacher) if x is not None}.values():
+            m.to(self.accelerator.device)
+            add_fused_lm_head(m, temperature=self.temperature, cast_lm_head_to_fp32=self.args.cast_lm_head_to_fp32)
+        self._memory = None
+        if "memory" in r:
+            mc = r["memory"]
+            self._memory = MemoryTrainer(len(self._tokenizer), mc["hidden"], mc["lr"], mc["steps"], seed=self.args.seed)
+        self._route_gen = torch.Generator().manual_seed(self.args.seed + 7919)
+        self._routed_len: list[int] | None = None
+        self._last_rewards: torch.Tensor | None = None
+        self._capture_logps = False
+        self._captured_logps: torch.Tensor | None = None
+        self._last_reset_step = 0
+        why = self._fast_rollouts_unsupported(rollout_backend)
+        # "fast" or "hf", and why not fast; train_stage logs both and the manifest records the backend
+        self.rollout_backend, self.rollout_backend_reason = ("hf", why) if why else ("fast", None)
+
+    # ---------------------------------------------------------------- references
+    def kl_reference(self):
+        """The model the KL term points at: TRL's ref_model for native k3, ours otherwise."""
+        return self.ref_model if uses_trl_kl(self.remedies) and self.ref_model is not None else self._ref
+
+    def _maybe_reset_reference(self) -> None:
+        kl = self.remedies.get("kl")
+        step = self.state.global_step
+        if not kl or kl["reset_every"] <= 0 or step == 0 or step % kl["reset_every"] or step == self._last_reset_step:
+            return
+        ref = self.kl_reference()
+        if ref is not None:  # None: TRL's k3 term with beta 0 has no reference to reset
+            ref.load_state_dict(self.accelerator.unwrap_model(self.model).state_dict())
+        if kl["reset_optimizer"] and self.optimizer is not None:
+            opt = getattr(self.optimizer, "optimizer", self.optimizer)
+            opt.state.clear()  # Adam re-initialises its moments lazily on the next step
+        self._last_reset_step = step
+        self._metrics["train"]["kl/reference_resets"].append(1.0)
+
+    # ---------------------------------------------------------------- sampling
+    def _eos_ids(self) -> list[int]:
+        return list(self.eos_token_ids)
+
+    def _fast_rollouts_unsupported(self, backend: str) -> str | None:
+        """None if the fast sampler draws from the same distribution as TRL's HF generate path, else why not."""
+        if backend == "hf":
+            return "rl.rollout_backend is hf"
+        if self.use_vllm or self.use_transformers_continuous_batching:
+            return "vLLM / continuous batching generates the rollouts"
+        if self._memory is not None:
+            return "the memory remedy samples through an HF logits processor"
+        if self.is_deepspeed_enabled or self.is_fsdp_enabled:
+            return "the policy's parameters are sharded"
+        # the fast sampler implements temperature and top-p only
+        if self.top_k or self.min_p is not None or self.repetition_penalty != 1.0 or self.args.generation_kwargs:
+            return "top_k / min_p / repetition_penalty / generation_kwargs are set"
+        return fast_supported(self.accelerator.unwrap_model(self.model))
+
+    def _fast_sample(self, model, prompt_ids: list[list[int]], max_new: int, group: int = 1) -> list[list[int]]:
+        """Completion ids (cut after the first EOS, kept) from the fast sampler; blocks of `group`
+        identical prompts are prefilled once."""
+        n = _repeat_of(prompt_ids, group)
+        # seeded from the global RNG, which TRL checkpoints: runs repeat, and a resumed run redraws the same rollouts
+        gen = torch.Generator().manual_seed(int(torch.randint(2**62, (1,)).item()))
+        return sample_ids(model, prompt_ids[::n], n=n, temperature=self.temperature, top_p=self.top_p,
+                          max_new_tokens=max_new, eos_ids=self._eos_ids(), pad_id=self._tokenizer.pad_token_id,
+                          generator=gen)
+
+    def _rollouts(self, prompt_ids, images, multimodal_fields, num_generations, has_tool_images=False):
+        """TRL's rollouts (completion ids, sampling logprobs or None), from the fast sampler where it applies."""
+        if self.rollout_backend != "fast" or images is not None or multimodal_fields:
+            return super()._generate_single_turn(prompt_ids, images, multimodal_fields, num_generations,
+                                                 has_tool_images)
+        policy = self.accelerator.unwrap_model(self.model)
+        return self._fast_sample(policy, prompt_ids, self.max_completion_length, num_generations), None
+
+    @torch.no_grad()
+    def _sample_continuations(self, model, prompt_ids: list[list[int]], max_new: int,
+                              processors=None) -> list[list[int]]:
+        """Sample continuations, each cut after its first EOS: with the fast sampler where it applies, else
+        (and always with logits `processors`) with HF generate, left padding."""
+        if not prompt_ids:
+            return []
+        if processors is None and self.rollout_backend == "fast":
+            return self._fast_sample(model, prompt_ids, max_new)
+        pad = self._tokenizer.pad_token_id
+        ids, att = (t.to(self.accelerator.device) for t in left_pad(prompt_ids, pad))
+        width = ids.shape[1]
+        procs = LogitsProcessorList([p(width) for p in processors]) if processors else None
+        was_training = model.training
+        model.eval()
+        out = model.generate(input_ids=ids, attention_mask=att, do_sample=True, temperature=self.temperature,
+                             top_p=self.top_p, top_k=self.top_k or None, max_new_tokens=max_new,
+                             logits_processor=procs, pad_token_id=pad, eos_token_id=self._eos_ids())
+        if was_training:
+            model.train()
+        eos = set(self._eos_ids())
+        rows = []
+        for seq in out[:, width:].tolist():
+            cut = next((i + 1 for i, t in enumerate(seq) if t in eos), len(seq))
+            rows.append(seq[:cut])
+        return rows
+
+    def _generate_single_turn(self, prompt_ids, images, multimodal_fields, num_generations, has_tool_images=False):
+        routing, memory = self.remedies.get("routing"), self._memory
+        self._routed_len = None
+        if not self.model.training or (routing is None and memory is None):
+            return self._rollouts(prompt_ids, images, multimodal_fields, num_generations, has_tool_images)
+        if images is not None or multimodal_fields:
+            raise ValueError("routing / memory remedies support text-only prompts")
+        n, max_len = len(prompt_ids), self.max_completion_length
+        prefixes: list[list[int]] = [[] for _ in range(n)]
+        if routing is not None:
+            routed = (torch.rand(n, generator=self._route_gen) < routing["gamma"]).nonzero().flatten().tolist()
+            ref_prefix = self._sample_continuations(self._ref, [prompt_ids[i] for i in routed],
+                                                    min(routing["tokens"], max_len))
+            for i, p in zip(routed, ref_prefix):
+                prefixes[i] = p
+        eos = set(self._eos_ids())
+        todo = [i for i in range(n) if not (prefixes[i] and prefixes[i][-1] in eos) and len(prefixes[i]) < max_len]
+        cont_prompts = [list(prompt_ids[i]) + prefixes[i] for i in todo]
+        logprobs = None
+        if memory is not None:
+            if self.use_vllm:
+                raise ValueError("memory-calibrated sampling needs the transformers generation path (use_vllm=False)")
+            mu = self.remedies["memory"]["mu"]
+            conts = self._sample_continuations(self.accelerator.unwrap_model(self.model), cont_prompts, max_len,
+                                    processors=[lambda w: MemoryLogitsProcessor(memory.net, mu, w)])
+        else:
+            conts, lps = self._rollouts(cont_prompts, images, multimodal_fields, num_generations, has_tool_images)
+            if lps is not None:  # vLLM: routed tokens have no sampling logprob (NaN is neutralised by TRL)
+                logprobs = [[] for _ in range(n)]
+                for i, lp in zip(todo, lps):
+                    logprobs[i] = lp
+        completions = [list(p) for p in prefixes]
+        for i, c in zip(todo, conts):
+            completions[i] = (prefixes[i] + list(c))[:max_len]
+        if logprobs is not None:
+            logprobs = [([float("nan")] * len(prefixes[i]) + list(logprobs[i]))[:len(completions[i])] for i in range(n)]
+        if routing is not None:
+            self._routed_len = [len(p) for p in prefixes]
+        if memory is not None:
+            self._update_memory(completions)
+        return completions, logprobs
+
+    def _update_memory(self, completions: list[list[int]]) -> None:
+        width = max(1, max(len(c) for c in completions))
+        ids = torch.tensor([c + [0] * (width - len(c)) for c in completions])
+        mask = torch.tensor([[1] * len(c) + [0] * (width - len(c)) for c in completions])
+        self._metrics["train"]["memory/loss"].append(self._memory.update(ids, mask))
+
+    # ---------------------------------------------------------------- rewards and advantages
+    def _calculate_rewards(self, inputs, prompts, completions, completion_ids_list):
+        rewards_per_func = super()._calculate_rewards(inputs, prompts, completions, completion_ids_list)
+        self._last_rewards = rewards_per_func
+        return rewards_per_func
+
+    def _logps(self, model, out: dict) -> torch.Tensor:
+        ids = torch.cat([out["prompt_ids"], out["completion_ids"]], dim=1)
+        att = torch.cat([out["prompt_mask"], out["completion_mask"]], dim=1)
+        with torch.no_grad():
+            logps, _, _ = self._get_per_token_logps_and_entropies(model, ids, att, out["completion_ids"].size(1))
+        return logps
+
+    def _needs_new_advantages(self) -> bool:
+        r = self.remedies
+        return any(k in r for k in ("passk", "inverse_success", "unlikeliness", "distill")) or (
+            "kl" in r and r["kl"]["where"] == "reward")
+
+    def _generate_and_score_completions(self, inputs):
+        if self.model.training:
+            self._maybe_reset_reference()
+        out = super()._generate_and_score_completions(inputs)
+        if not self.model.training:
+            return out
+        metrics = self._metrics["train"]
+        mask = out["completion_mask"].float()
+        if self._routed_len is not None:
+            pos = torch.arange(mask.shape[1], device=mask.device).unsqueeze(0)
+            routed = torch.tensor(self._routed_len, device=mask.device).unsqueeze(1)
+            keep = (pos >= routed).to(out["completion_mask"].dtype)
+            out["tool_mask"] = keep if "tool_mask" not in out else out["tool_mask"] * keep
+            loss_mask = out["completion_mask"] * out["tool_mask"]
+            out["num_items_in_batch"] = self.accelerator.gather(loss_mask.sum()).sum()
+            metrics["routing/routed_frac"].append(float((routed > 0).float().mean()))
+            metrics["routing/masked_tokens"].append(float((out["completion_mask"] * (1 - keep)).sum()))
+        kl = self.remedies.get("kl")
+        if kl and not uses_trl_kl(self.remedies):
+            out["ref_logps_remedy"] = self._logps(self.kl_reference(), out)
+        if self._needs_new_advantages():
+            out["advantages"] = self._remedy_advantages(out, mask)
+        return out
+
+    def _remedy_advantages(self, out: dict, mask: torch.Tensor) -> torch.Tensor:
+        r, metrics, G = self.remedies, self._metrics["train"], self.num_generations
+        weights = self.reward_weights.to(self._last_rewards.device)
+        raw = (self._last_rewards * weights.unsqueeze(0)).nansum(dim=1)
+        success = raw >= SUCCESS
+        rewards = raw.clone()
+        policy_logps = None
+        if "unlikeliness" in r or "distill" in r or ("kl" in r and r["kl"]["where"] == "reward"):
+            policy_logps = self._logps(self.model, out)
+        if "unlikeliness" in r:
+            seq = self.accelerator.gather((policy_logps * mask).sum(dim=1))
+            rewards = adv.unlikeliness_rewards(rewards, seq, G, r["unlikeliness"]["beta"])
+        if "kl" in r and r["kl"]["where"] == "reward":
+            k = r["kl"]
+            per_seq = adv.sequence_kl(policy_logps, out["ref_logps_remedy"], mask, k["estimator"])
+            per_seq = self.accelerator.gather(per_seq)
+            rewards = rewards - k["beta"] * per_seq
+            metrics["kl"].append(float(per_seq.mean() / max(float(mask.sum(dim=1).mean()), 1.0)))
+            metrics["kl/reward_penalty"].append(float(k["beta"] * per_seq.mean()))
+        if "passk" in r:
+            a = adv.passk_advantages(success.float(), G, r["passk"]["k"]).to(rewards.device)
+        else:
+            a = adv.group_advantages(rewards, G, self.scale_rewards)
+        if "inverse_success" in r:
+            a = adv.inverse_success_scale(a, success.float(), G, r["inverse_success"]["alpha"])
+        a = torch.nan_to_num(a, nan=0.0)
+        n_local = out["completion_ids"].shape[0]
+        start = self.accelerator.process_index * n_local
+        a = a[start:start + n_local]
+        if "distill" in r:
+            teacher_logps = self._logps(self._teacher, out)
+            rkl = (policy_logps - teacher_logps) * mask
+            metrics["distill/reverse_kl"].append(float(rkl.sum() / mask.sum().clamp(min=1)))
+            a = a.unsqueeze(1) - r["distill"]["coef"] * rkl
+        metrics["remedy/advantage_abs_mean"].append(float(a.abs().mean()))
+        return a
+
+    # ---------------------------------------------------------------- loss
+    def _get_per_token_logps_and_entropies(self, model, input_ids, attention_mask, logits_to_keep, batch_size=None,
+                                           compute_entropy=False, compute_aux_loss=False, **kwargs):
+        result = super()._get_per_token_logps_and_entropies(
+            model, input_ids, attention_mask, logits_to_keep, batch_size=batch_size,
+            compute_entropy=compute_entropy, compute_aux_loss=compute_aux_loss, **kwargs)
+        if self._capture_logps:
+            self._captured_logps = result[0]
+        return result
+
+    def _compute_loss(self, model, inputs):
+        kl = self.remedies.get("kl")
+        if not (kl and kl["where"] == "loss" and kl["estimator"] == "k1"):
+            return super()._compute_loss(model, inputs)
+        self._capture_logps = True
+        try:
+            loss = super()._compute_loss(model, inputs)
+        finally:
+            self._capture_logps = False
+        logps, self._captured_logps = self._captured_logps, None
+        mask = inputs["completion_mask"] * inputs.get("tool_mask", 1)
+        per_tok = adv.per_token_kl(logps, inputs["ref_logps_remedy"], "k1")
+        term = ((per_tok * mask).sum(-1) / mask.sum(-1).clamp(min=1.0)).mean()
+        mode = "train" if self.model.training else "eval"
+        normalizer = self.current_gradient_accumulation_steps if mode == "train" else 1.0
+        self._metrics[mode]["kl"].append(float(term.detach()))
+        return loss + kl["beta"] * term / normalizer
+
+
+def remedy_grpo_kwargs(remedies: dict) -> dict:
+    """GRPOConfig keys that TRL itself implements for these remedies."""
+    out = {}
+    if uses_trl_kl(remedies):
+        out["beta"] = remedies["kl"]["beta"]
+    if "clip_higher" in remedies:
+        out["epsilon"] = remedies["clip_higher"]["epsilon_low"]
+        out["epsilon_high"] = remedies["clip_higher"]["epsilon_high"]
+    if "entropy_bonus" in remedies:
+        out["entropy_coef"] = remedies["entropy_bonus"]["coef"]
+    return out
+
+
+def check_remedies(remedies: dict, group_size: int) -> None:
+    """Cross-key checks the schema cannot make (they depend on the group size)."""
+    if "passk" in remedies and not 1 <= remedies["passk"]["k"] <= group_size - 1:
+        raise ValueError(f"remedies.passk.k must be in 1..group_size-1 = {group_size - 1}, got {remedies['passk']['k']}")
+    if "unlikeliness" in remedies and not 0 <= remedies["unlikeliness"]["beta"] <= 1:
+        raise ValueError("remedies.unlikeliness.beta must be in [0, 1]")
+    if "routing" in remedies and not 0 <= remedies["routing"]["gamma"] <= 1:
+        raise ValueError("remedies.routing.gamma must be in [0, 1]")

@@ -1,0 +1,128 @@
+"""Reruns redo exactly what a change affects: config and code edits against a finished smoke run.
+
+Each test plans (`snakemake -n`) the finished smoke run after one edit and checks which jobs
+Snakemake would run, and why. Config edits go through an edited copy of the smoke config;
+code edits through a copy of the workflow and package (the finished run is never touched).
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import REPO, SMOKE_CONFIG, run_snakemake
+
+TRAINING = {"pretrain_base", "train_stage"}
+SAMPLING = {"sample", "sample_routed", "sample_merge"}
+SCORING = {"score", "score_routed"}
+MODEL_ANALYSES = {"base_metrics", "positional_js", "opening_intervention", "perplexity"}
+
+
+def plan(workdir: Path, config: Path = SMOKE_CONFIG, snakefile: Path = REPO / "Snakefile") -> list[dict]:
+    """The jobs a dry run of `all` would run: [{rule, wildcards, reason}]."""
+    proc = run_snakemake(workdir, "all", "-n", config=config, snakefile=snakefile)
+    text = proc.stdout + proc.stderr
+    if "Nothing to be done" in text:
+        return []
+    jobs = []
+    for block in re.split(r"\n(?=(?:local)?rule \w+:\n)", text):
+        m = re.match(r"(?:local)?rule (\w+):\n", block)
+        if not m:
+            continue
+        wc = re.search(r"^\s+wildcards: (.*)$", block, re.M)
+        reason = re.search(r"^\s+reason: (.*)$", block, re.M)
+        jobs.append({"rule": m.group(1), "wildcards": wc.group(1) if wc else "",
+                     "reason": reason.group(1) if reason else ""})
+    assert jobs, f"could not read the plan:\n{text[-3000:]}"
+    return jobs
+
+
+def rules(jobs) -> set[str]:
+    return {j["rule"] for j in jobs} - {"all"}
+
+
+def edited_config(tmp_path: Path, edit) -> Path:
+    cfg = yaml.safe_load(SMOKE_CONFIG.read_text())
+    edit(cfg)
+    out = tmp_path / "edited.yaml"
+    out.write_text(yaml.safe_dump(cfg, sort_keys=False))
+    return out
+
+
+def edited_code(tmp_path: Path, module: str) -> Path:
+    """A copy of the workflow with `module` (a path under src/rlvr_support) edited; returns its Snakefile."""
+    root = tmp_path / "repo"
+    for part in ("Snakefile", "config.yaml", "workflow", "src", "envs", "configs", "scripts"):
+        src = REPO / part
+        (shutil.copytree(src, root / part, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+         if src.is_dir() else shutil.copy2(src, root / part))
+    path = root / "src" / "rlvr_support" / module
+    path.write_text(path.read_text() + "\n# an edit that changes no behaviour, but the file's contents\n")
+    return root / "Snakefile"
+
+
+@pytest.mark.slow
+def test_a_finished_run_plans_nothing(smoke_run):
+    assert plan(smoke_run) == []
+
+
+@pytest.mark.slow
+def test_adding_an_rl_seed_plans_only_the_new_seed_and_the_tables(smoke_run, tmp_path):
+    jobs = plan(smoke_run, edited_config(tmp_path, lambda c: c["rl"].update(seeds=[0, 1])))
+    per_checkpoint = [j for j in jobs if j["rule"] in TRAINING | SAMPLING | SCORING | MODEL_ANALYSES]
+    assert per_checkpoint and all("seed=1" in j["wildcards"] or "seed1" in j["wildcards"] for j in per_checkpoint
+                                  if j["rule"] not in ("opening_intervention", "perplexity")), per_checkpoint
+    assert {j["rule"] for j in jobs if j["rule"] == "train_stage"} and \
+        all("seed=1" in j["wildcards"] for j in jobs if j["rule"] == "train_stage")
+    assert not any(j["rule"] in ("pretrain_base", "base_metrics") for j in jobs)
+    assert not [j for j in jobs if "Params have changed" in j["reason"]], "a job's params changed with rl.seeds"
+
+
+@pytest.mark.slow
+def test_changing_the_routing_prior_plans_only_routed_jobs(smoke_run, tmp_path):
+    jobs = plan(smoke_run, edited_config(tmp_path, lambda c: c["sampling"]["routing"].update(gamma=0.25)))
+    assert rules(jobs) == {"sample_routed", "score_routed", "routed_table"}, rules(jobs)
+
+
+@pytest.mark.slow
+def test_changing_the_bootstrap_plans_no_training_sampling_or_scoring(smoke_run, tmp_path):
+    jobs = plan(smoke_run, edited_config(tmp_path, lambda c: c["analysis"].update(bootstrap=50)))
+    assert jobs and not rules(jobs) & (TRAINING | SAMPLING | SCORING | MODEL_ANALYSES), rules(jobs)
+    assert {"passk_table", "support_table", "claims_table"} <= rules(jobs)
+
+
+@pytest.mark.slow
+def test_changing_the_rl_learning_rate_retrains_and_reruns_downstream(smoke_run, tmp_path):
+    jobs = plan(smoke_run, edited_config(tmp_path, lambda c: c["rl"].update(lr=2e-4)))
+    trained = [j for j in jobs if j["rule"] == "train_stage"]
+    assert len(trained) == len(yaml.safe_load(SMOKE_CONFIG.read_text())["chains"])  # every chain, seed 0
+    assert {"sample", "score", "passk_table", "positional_js"} <= rules(jobs)
+    assert not any(j["rule"] in ("pretrain_base", "base_metrics", "toy_data") for j in jobs)
+    assert not any(j["rule"] == "sample" and "ckpt=base" in j["wildcards"] for j in jobs)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("module", ["metrics/bootstrap.py", "analysis/claims.py"])
+def test_editing_metrics_or_analysis_code_reruns_no_training_or_sampling(smoke_run, tmp_path, module):
+    jobs = plan(smoke_run, snakefile=edited_code(tmp_path, module))
+    assert jobs, f"editing {module} reran nothing: the code hash does not cover it"
+    assert not rules(jobs) & (TRAINING | SAMPLING | SCORING), rules(jobs)
+    if module == "analysis/claims.py":
+        assert rules(jobs) == {"claims_table"}
+
+
+@pytest.mark.slow
+def test_editing_a_figure_module_reruns_its_figures_only(smoke_run, tmp_path):
+    jobs = plan(smoke_run, snakefile=edited_code(tmp_path, "figures/passk_curves.py"))
+    assert rules(jobs) == {"figure_passk", "figure_bestk"}, rules(jobs)
+
+
+@pytest.mark.slow
+def test_editing_a_sampling_backend_reruns_sampling_and_downstream_but_no_training(smoke_run, tmp_path):
+    jobs = plan(smoke_run, snakefile=edited_code(tmp_path, "sampling/vllm_backend.py"))
+    assert {"sample", "sample_routed", "score", "passk_table"} <= rules(jobs)
+    assert not rules(jobs) & TRAINING, rules(jobs)
