@@ -56,6 +56,7 @@ def edited_config(tmp_path: Path, edit) -> Path:
 def edited_code(tmp_path: Path, module: str) -> Path:
     """A copy of the workflow with `module` (a path under src/rlvr_support) edited; returns its Snakefile."""
     root = tmp_path / "repo"
+    root.mkdir()
     for part in ("Snakefile", "config.yaml", "workflow", "src", "envs", "configs", "scripts"):
         src = REPO / part
         (shutil.copytree(src, root / part, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))

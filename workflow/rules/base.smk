@@ -71,7 +71,7 @@ rule base_metrics:
         mem_mb=get_mem_mb("cpu"),
         runtime=get_runtime("cpu"),
     params:
-        prompts=[f"{t}={DATA}/prompts/{t}.jsonl" for t in TASKS],
+        prompts=get_task_prompt_args(),
         max_new_tokens=get_max_new_tokens(),
         code=get_code("analysis.base_metrics", "cli.main"),
     shell:

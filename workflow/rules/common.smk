@@ -143,6 +143,11 @@ def get_scoring_cfg(wildcards=None):
     return compact_json(config["scoring"])
 
 
+def get_task_prompt_args(wildcards=None):
+    """`task=path` pairs of every task's prompt file (base metrics)."""
+    return [f"{t}={DATA}/prompts/{t}.jsonl" for t in TASKS]
+
+
 def get_max_new_tokens(wildcards=None):
     return config["sampling"]["max_new_tokens"]
 
@@ -294,6 +299,15 @@ def get_intervention_eval_sets():
 def has_perplexity():
     """Reference solutions exist in the toy world only."""
     return config["world"]["kind"] == "toy"
+
+
+def get_js_files(folder):
+    """One Parquet file per JS eval set under `RESULTS/folder` (wildcards left for Snakemake to fill)."""
+    return [f"{RESULTS}/{folder}/{e}.parquet" for e in get_js_eval_sets()]
+
+
+def get_js_prompts(wildcards=None):
+    return [f"{DATA}/prompts/{e}.jsonl" for e in get_js_eval_sets()]
 
 
 def get_js_runs(wildcards=None):

@@ -114,11 +114,11 @@ rule positional_js:
     input:
         base_model=f"{RESULTS}/checkpoints/base/manifest.json",
         model=f"{RESULTS}/checkpoints/{{chain}}/seed{{seed}}/manifest.json",
-        base_samples=[f"{RESULTS}/samples/base/{e}.parquet" for e in get_js_eval_sets()],
-        samples=[f"{RESULTS}/samples/{{chain}}/seed{{seed}}/{e}.parquet" for e in get_js_eval_sets()],
-        prompts=[f"{DATA}/prompts/{e}.jsonl" for e in get_js_eval_sets()],
+        base_samples=get_js_files("samples/base"),
+        samples=get_js_files("samples/{chain}/seed{seed}"),
+        prompts=get_js_prompts(),
     output:
-        [f"{RESULTS}/analysis/js/{{chain}}/seed{{seed}}/{e}.parquet" for e in get_js_eval_sets()],
+        get_js_files("analysis/js/{chain}/seed{seed}"),
     log:
         f"{RESULTS}/logs/analyse/js/{{chain}}/seed{{seed}}.log",
     benchmark:
