@@ -5,26 +5,18 @@ from __future__ import annotations
 import pytest
 import torch
 
-from rlvr_support.data.toyworld.tokenizer import build_tokenizer
-from rlvr_support.models.loading import toy_llama
+from rlvr_support.models.loading import load_policy
 from rlvr_support.sampling.backends import Request, Sampler
 from rlvr_support.sampling.prompts import left_pad, prompt_ids
 from support_helpers import tiny_checkpoint
 
-ARCH = {"hidden_size": 32, "intermediate_size": 64, "num_layers": 1, "num_heads": 2, "max_positions": 64}
 PROMPTS = ["Q : solve 12 + 34 . A :", "Q : write about cats . A :", "Q : solve 5 * 6 + 1 . A :"]
 
 
 @pytest.fixture(scope="module")
-def model_tok():
-    tok = build_tokenizer()
-    torch.manual_seed(0)
-    model = toy_llama(len(tok), ARCH, tok).eval()
-    with torch.no_grad():  # sharper distributions, so that a wrong prompt changes the samples
-        for p in model.parameters():
-            p.mul_(4.0)
-    tok.padding_side = "left"
-    return model, tok
+def model_tok(tmp_path_factory):
+    """A random toy Llama with sharp distributions (so that a wrong prompt changes the samples)."""
+    return load_policy(tiny_checkpoint(tmp_path_factory.mktemp("m"), seed=0))
 
 
 def test_left_pad_right_aligns_exact_ids():

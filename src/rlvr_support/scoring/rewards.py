@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import pandas as pd
 
+SUCCESS = 1.0  # a sample (or GRPO rollout) succeeds when its verifiable reward reaches 1
+
 
 def success(df: pd.DataFrame) -> pd.Series:
     """Binary success behind pass@k: the task's verifiable reward is 1 (math correct, every
     constraint met strictly, or both for joint prompts)."""
-    return df["reward"].astype(float) >= 1.0
+    return df["reward"].astype(float) >= SUCCESS
 
 
 def graded_reward(df: pd.DataFrame) -> pd.Series:

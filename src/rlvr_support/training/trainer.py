@@ -41,6 +41,7 @@ from trl import GRPOTrainer
 from trl.trainer.utils import add_fused_lm_head
 
 from rlvr_support.config.defaults import with_remedy_defaults
+from rlvr_support.scoring.rewards import SUCCESS
 from rlvr_support.training import advantages as adv
 from rlvr_support.training.memory_net import MemoryLogitsProcessor, MemoryTrainer
 from rlvr_support.sampling.fast import fast_supported, sample_ids
@@ -48,7 +49,6 @@ from rlvr_support.sampling.prompts import left_pad
 
 TRL_TARGET = "1.16.0"
 
-SUCCESS = 1.0  # a rollout is a success when its (binary) verifiable reward reaches 1
 ROLLOUT_BACKENDS = ("auto", "hf")  # rl.rollout_backend: auto = the fast CPU sampler where it applies
 
 
