@@ -1,6 +1,5 @@
 import math
 
-import numpy as np
 import pytest
 
 from rlvr_support.analysis.entropy_table import entropy_table, normalise_text, per_prompt_entropies

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from conftest import REPO, run_snakemake
+from conftest import run_snakemake
 
 # Files that record when/where/how long, never what: excluded from the byte comparison.
 VOLATILE = re.compile(r"^results/(logs|benchmarks)/|\.prov\.json$|/manifest\.json$|^results/checkpoints/.*/_partial/")

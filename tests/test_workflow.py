@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from conftest import REPO, SMOKE_CONFIG, run_snakemake
+from conftest import run_snakemake
 
 
 def _declared_targets(workdir):

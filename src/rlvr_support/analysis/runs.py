@@ -11,7 +11,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from rlvr_support.analysis.scores import ScoreFile, parse_score_path
-from rlvr_support.config.chains import stage_task, stages
+from rlvr_support.config.chains import stage_task
 
 __all__ = ["parse_files", "by_chain", "base_of", "relation", "chain_sort_key"]
 

@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 from rlvr_support.scoring.rewards import graded_reward, success as success_of
 from rlvr_support.storage.atomic import read_parquet
