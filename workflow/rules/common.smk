@@ -118,12 +118,16 @@ def get_train_cfg(wildcards):
     return compact_json({k: v for k, v in config["rl"].items() if k != "seeds"})
 
 
+def uses_vllm():
+    """The `sampling.vllm` engine options are read only by the vllm backend."""
+    return config["sampling"]["backend"] == "vllm"
+
+
 def get_sampling_cfg(wildcards=None):
     """What a sample job reads: the `sampling` section without `routing` (read by routed jobs only)
     and without the vLLM engine options unless the backend is vllm."""
-    s = config["sampling"]
-    drop = {"routing"} | (set() if s["backend"] == "vllm" else {"vllm"})
-    return compact_json({k: v for k, v in s.items() if k not in drop})
+    drop = {"routing"} | (set() if uses_vllm() else {"vllm"})
+    return compact_json({k: v for k, v in config["sampling"].items() if k not in drop})
 
 
 def get_routing_args(wildcards):
@@ -134,9 +138,8 @@ def get_routing_args(wildcards):
 
 def get_generation_cfg(wildcards=None):
     """Generation inside analyses (the opening intervention): backend, temperature, top-p, seed, batch."""
-    s = config["sampling"]
-    keys = ["backend", "temperature", "top_p", "seed", "prompt_batch"] + (["vllm"] if s["backend"] == "vllm" else [])
-    return compact_json({k: s[k] for k in keys})
+    keys = ["backend", "temperature", "top_p", "seed", "prompt_batch"] + (["vllm"] if uses_vllm() else [])
+    return compact_json({k: config["sampling"][k] for k in keys})
 
 
 def get_scoring_cfg(wildcards=None):

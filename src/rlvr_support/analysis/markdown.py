@@ -8,13 +8,18 @@ import numpy as np
 import pandas as pd
 
 
+def escape(v) -> str:
+    """`str(v)` with `|` escaped, so a value cannot split its row."""
+    return str(v).replace("|", "\\|")
+
+
 def cell(v, digits: int = 3) -> str:
     """A value as a table cell: floats to fixed precision, `|` escaped so it cannot split the row."""
     if isinstance(v, (bool, np.bool_)):
         return str(bool(v))
     if isinstance(v, (float, np.floating)):
         return "nan" if np.isnan(v) else f"{v:.{digits}f}"
-    return "" if v is None else str(v).replace("|", "\\|")
+    return "" if v is None else escape(v)
 
 
 def ci_cell(value: float, lo: float, hi: float, fmt: str = ".3f") -> str:
@@ -36,6 +41,6 @@ def df_to_markdown(df: pd.DataFrame, digits: int = 3) -> str:
 def ci_markdown(df: pd.DataFrame, value_cols: list[str]) -> str:
     """Identifying columns as they are, then one `value [lo, hi]` cell per value column (`<col>_lo`, `<col>_hi`)."""
     id_cols = [c for c in df.columns if c not in value_cols and not c.endswith(("_lo", "_hi"))]
-    rows = [[str(r[c]).replace("|", "\\|") for c in id_cols] + [ci_cell(r[c], r[c + "_lo"], r[c + "_hi"]) for c in value_cols]
+    rows = [[escape(r[c]) for c in id_cols] + [ci_cell(r[c], r[c + "_lo"], r[c + "_hi"]) for c in value_cols]
             for _, r in df.iterrows()]
     return markdown_table(id_cols + value_cols, rows)

@@ -62,8 +62,8 @@ def sample_checkpoint(model_path: str, prompts_path: str, out: str, cfg: dict, j
                                seed=seed, **kw)
     else:
         # vLLM seeds each prompt by its global index, so its job seed is the unsharded one
-        job_seed_ = job_seed(cfg["seed"], job) if policy.backend == "vllm" else seed
-        rows = policy.generate(Request(texts, seed=job_seed_, prompt_offset=offset, **kw))
+        rows = policy.generate(Request(texts, seed=job_seed(cfg["seed"], job) if policy.backend == "vllm" else seed,
+                                       prompt_offset=offset, **kw))
     df = pd.DataFrame(rows)
     df.insert(0, "prompt_id", [prompts[i]["id"] for i in df.pop("prompt_index")])
     df = df[SAMPLE_COLUMNS + (["routed_tokens"] if routing is not None else [])]

@@ -25,11 +25,12 @@ def generate_routed(policy: Sampler, reference: Sampler, prompts: list[str], *, 
                          f"got gamma={gamma}, tokens={tokens}, max_new_tokens={max_new_tokens}")
     routed = torch.rand(len(prompts), n, generator=torch.Generator().manual_seed(seed)) < gamma
     kw = dict(temperature=temperature, top_p=top_p)
+    ids_of = prompt_ids(policy.tokenizer, prompts)  # policy and reference share the tokenizer
     prefix = {(r["prompt_index"], r["sample_idx"]): r for r in
-              reference.generate(Request(prompts, n=n, max_new_tokens=tokens, seed=seed + 1, **kw))}
+              reference.generate(Request(ids_of, n=n, max_new_tokens=tokens, seed=seed + 1, **kw))}
 
     plain_ids, routed_ids = {}, {}
-    for p, ids in enumerate(prompt_ids(policy.tokenizer, prompts)):
+    for p, ids in enumerate(ids_of):
         for j in range(n):
             pre = prefix[(p, j)]
             if not routed[p, j]:
