@@ -46,3 +46,32 @@ def test_table_claims_are_read_from_the_analysis_tables(tmp_path):
     assert r.loc["Math-RLVR: token-level entropy rises", "verdict"] == "inconclusive"
     assert r.loc["Math-RLVR: empirical support shrinkage exceeds expansion", "effect"] == pytest.approx(2 / 3)
     assert r.loc["Math-RLVR: empirical support shrinkage exceeds expansion", "source"] == "support.csv"
+
+
+def test_claims_are_measured_per_benchmark(tmp_path):
+    from benchmark_scores import write_benchmark_scores
+
+    # gsm8k (n = 4): `math` gains on every prompt; math500 (n = 2): `math` loses every success
+    base = {"gsm8k": {f"g{i}": [1, 0, 0, 0] for i in range(10)}, "math500": {f"m{i}": [1, 1] for i in range(10)}}
+    ckpt = {"gsm8k": {f"g{i}": [1, 1, 1, 1] for i in range(10)}, "math500": {f"m{i}": [0, 0] for i in range(10)}}
+    paths = [write_benchmark_scores(tmp_path, "base", "math", base),
+             write_benchmark_scores(tmp_path, "math/seed0", "math", ckpt)]
+    entropy = pd.DataFrame([{"chain": "math", "eval_set": "math", "benchmark": b, "metric": "answer_entropy",
+                             "n_seeds": 1, "diff": d, "diff_lo": d - 0.1, "diff_hi": d + 0.1}
+                            for b, d in (("gsm8k", -0.5), ("math500", 0.5), ("all", 0.0))])
+    support = pd.DataFrame({"chain": "math", "seed": 0, "eval_set": "math", "benchmark": ["gsm8k", "math500", "math500"],
+                            "prompt_id": ["g0", "m0", "m1"], "category": ["expansion", "shrinkage", "shrinkage"]})
+    t = claims_table(parse_files(paths, tmp_path), support_per_prompt=support, entropy=entropy, js_share=None,
+                     styles=None, perplexity=None, decomposition={}, sources=SOURCES, m=3, n_boot=100, ci=0.95, seed=0)
+    assert list(t.columns) == COLUMNS and COLUMNS.index("benchmark") == COLUMNS.index("eval_set") + 1
+    r = t.set_index(["claim", "benchmark"])
+    pass1 = "Math-RLVR raises pass@1 on the trained task"
+    assert r.loc[(pass1, "gsm8k"), "effect"] == pytest.approx(1 - 1 / 4)
+    assert r.loc[(pass1, "gsm8k"), "verdict"] == "agree"
+    assert r.loc[(pass1, "math500"), "effect"] == pytest.approx(-1.0)
+    assert r.loc[(pass1, "math500"), "verdict"] == "disagree"
+    ent = r.loc["Math-RLVR: answer-level entropy falls"]
+    assert ent["verdict"].to_dict() == {"gsm8k": "agree", "math500": "disagree"}  # the pooled row is no claim
+    shrink = r.loc["Math-RLVR: empirical support shrinkage exceeds expansion", "effect"]
+    assert shrink.to_dict() == {"gsm8k": pytest.approx(-1.0), "math500": pytest.approx(1.0)}
+    assert "| math | math | math500 |" in claims_markdown(t)

@@ -2,6 +2,8 @@ import pytest
 
 from rlvr_support.analysis.openings_table import opening_style, openings_tables
 from rlvr_support.analysis.runs import parse_files
+from rlvr_support.figures.openings_scatter import plot_openings_scatter
+from benchmark_samples import drawn, sample, write_benchmark_files  # noqa: F401 (drawn: a fixture)
 from support_helpers import write_samples
 
 
@@ -30,3 +32,41 @@ def test_rank_shift_in_base_mass_and_styles(tmp_path):
     d = styles[(styles["chain"] == "if") & (styles["style"] == "answer")].iloc[0]
     assert d["share"] == pytest.approx((2 / 3 + 1) / 2)
     assert d["diff"] == pytest.approx((2 / 3 + 1) / 2 - (1 / 3 + 2 / 3) / 2)
+
+
+def test_openings_per_benchmark_read_only_samples_with_token_arrays(tmp_path, drawn):
+    # gsm8k: base opens "1 2" twice; the checkpoint opens "3 4" once with arrays, and twice more
+    # without (empty token ids: the opening "" if they were read), styles from all three texts
+    base = [sample("g", "gsm8k", [1, 2, 9], text="step : 1"), sample("g", "gsm8k", [1, 2], text="step : 2"),
+            sample("m", "math500", [5, 6], text="answer : 3"), sample("m", "math500", [5, 6], text="answer : 3")]
+    rl = [sample("g", "gsm8k", [3, 4], text="answer : 1"),
+          sample("g", "gsm8k", [3, 4], text="answer : 1", arrays=False),
+          sample("g", "gsm8k", [3, 4], text="so : 1", arrays=False),
+          sample("m", "math500", [5, 6], text="answer : 3"), sample("m", "math500", [7, 8], text="step : 3")]
+    files = [write_benchmark_files(tmp_path, "base", "math", base)[0],
+             write_benchmark_files(tmp_path, "if/seed0", "math", rl)[0]]
+    shift, summary, styles = openings_tables(parse_files(files, tmp_path / "samples"), m=2, top=3, n_boot=20,
+                                             ci=0.9, seed=0)
+    for t in (shift, summary, styles):
+        assert list(t.columns[:3]) == ["chain", "eval_set", "benchmark"]
+    s = shift.set_index(["benchmark", "opening"])
+    assert s.loc[("gsm8k", "3 4"), "rl_prob"] == 1.0 and ("gsm8k", "") not in s.index
+    assert not s.loc[("gsm8k", "3 4"), "in_base_support"]
+    assert s.loc[("math500", "5 6"), "rl_prob"] == 0.5 and s.loc[("math500", "5 6"), "in_base_support"]
+    row = summary[(summary["chain"] == "if")].set_index("benchmark")
+    assert row.loc["gsm8k", "n_samples"] == 1 and row.loc["gsm8k", "in_base_mass"] == 0.0
+    assert row.loc["math500", "in_base_mass"] == 0.5
+    st = styles[(styles["chain"] == "if") & (styles["benchmark"] == "gsm8k")].set_index("style")
+    assert st.loc["answer", "share"] == pytest.approx(2 / 3) and st.loc["so", "share"] == pytest.approx(1 / 3)
+    plot_openings_scatter(shift, "math", "unused.png")
+    assert [a.get_title() for a in drawn[0].axes] == ["gsm8k", "math500"]
+
+
+def test_openings_of_old_files_are_one_benchmark_and_bare_benchmarks_fail(tmp_path):
+    old = write_samples(tmp_path, "base", "if", {"a": [[1, 2]]})
+    _, summary, _ = openings_tables(parse_files([old], tmp_path), m=2, top=2, n_boot=10, ci=0.9, seed=0)
+    assert summary["benchmark"].tolist() == ["if"]
+    bare = write_benchmark_files(tmp_path / "new", "base", "math", [sample("g", "gsm8k", [1]),
+                                                                    sample("m", "math500", [1], arrays=False)])[0]
+    with pytest.raises(ValueError, match="benchmark 'math500' has no sample with token arrays"):
+        openings_tables(parse_files([bare], tmp_path / "new" / "samples"), m=2, top=2, n_boot=10, ci=0.9, seed=0)

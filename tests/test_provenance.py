@@ -177,3 +177,27 @@ def test_explain_one_number_recomputes_it_from_the_score_files(smoke_run, monkey
     lines.clear()
     assert audit("results/tables/headline.csv", row="chain=joint,eval_set=math", column="best@kmax_hi",
                  say=lines.append) == 0, "\n".join(lines)[-2000:]
+
+
+def test_explain_a_number_of_one_benchmark_of_a_file_with_two(tmp_path, monkeypatch):
+    from benchmark_scores import write_benchmark_scores
+
+    monkeypatch.chdir(tmp_path)
+    scores = write_benchmark_scores(Path("results/scores"), "base", "math",
+                                    {"gsm8k": {"g0": [1, 0, 0, 0], "g1": [0, 0, 0, 0]},
+                                     "math500": {"m0": [1, 1], "m1": [0, 1], "m2": [0, 0]}})
+    assert main(["passk-table", "--scores", str(scores), "--scores-root", "results/scores",
+                 "--cfg", json.dumps({"bootstrap": 50, "ci": 0.9, "seed": 0}), "--out", "results/tables/passk.csv",
+                 "--headline", "results/tables/headline.csv"]) == 0
+    lines = []
+    assert audit("results/tables/passk.csv", row="chain=base,eval_set=math,benchmark=math500,metric=pass@k,k=2",
+                 column="mean", say=lines.append) == 0, "\n".join(lines)[-2000:]
+    text = "\n".join(lines)
+    assert "results/scores/base/math.parquet [math500]: 3 prompts x 2 samples" in text and "[gsm8k]" not in text
+    assert text.rstrip().endswith("matches")
+    for table, row, column in (("passk", "benchmark=all,metric=pass@k,k=1", "ci_high"),
+                               ("headline", "benchmark=gsm8k", "best@kmax")):
+        lines.clear()
+        assert audit(f"results/tables/{table}.csv", row=f"chain=base,eval_set=math,{row}", column=column,
+                     say=lines.append) == 0, "\n".join(lines)[-2000:]
+        assert "\n".join(lines).rstrip().endswith("matches")

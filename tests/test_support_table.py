@@ -50,3 +50,33 @@ def test_two_seeds_average_counts_and_missing_base_is_an_error(tmp_path):
     assert r["n_seeds"] == 2 and r["relation"] == "cross-task"
     with pytest.raises(ValueError, match="base"):
         support_tables(parse_files(p[1:], tmp_path), delta=0.1, n_boot=10, ci=0.9, seed=0)
+
+
+def test_support_is_per_benchmark_at_its_own_k(tmp_path):
+    from benchmark_scores import write_benchmark_scores
+
+    # gsm8k at n = 2: g0 P, g1 S; math500 at n = 4: m0 E, m1 O, m2 P
+    base = {"gsm8k": {"g0": [1, 0], "g1": [0, 1]}, "math500": {"m0": [0] * 4, "m1": [0] * 4, "m2": [0, 0, 0, 1]}}
+    rl = {"gsm8k": {"g0": [0, 1], "g1": [0, 0]}, "math500": {"m0": [1, 0, 0, 0], "m1": [0] * 4, "m2": [1] * 4}}
+    paths = [write_benchmark_scores(tmp_path, "base", "math", base),
+             write_benchmark_scores(tmp_path, "math/seed0", "math", rl)]
+    summary, per_prompt = support_tables(parse_files(paths, tmp_path), delta=0.05, n_boot=50, ci=0.9, seed=0)
+    assert list(summary.columns[:3]) == ["chain", "eval_set", "benchmark"]
+    rows = summary.set_index("benchmark")
+    assert list(rows.index) == ["gsm8k", "math500"]  # no pooled row
+    assert (rows.loc["gsm8k", "P"], rows.loc["gsm8k", "S"], rows.loc["gsm8k", "E"]) == (1, 1, 0)
+    assert (rows.loc["math500", "P"], rows.loc["math500", "E"], rows.loc["math500", "O"]) == (1, 1, 1)
+    assert rows["k"].to_dict() == {"gsm8k": 2, "math500": 4}
+    assert rows.loc["math500", "epsilon"] == pytest.approx(support_epsilon(4, 0.05))
+    assert rows.loc["gsm8k", "SRR"] == pytest.approx(1 / 2) and rows.loc["math500", "SRR"] == pytest.approx(1.0)
+    assert list(per_prompt.columns[:4]) == ["chain", "seed", "eval_set", "benchmark"]
+    cats = dict(zip(per_prompt["prompt_id"], zip(per_prompt["benchmark"], per_prompt["category"])))
+    assert cats == {"g0": ("gsm8k", "preservation"), "g1": ("gsm8k", "shrinkage"), "m0": ("math500", "expansion"),
+                    "m1": ("math500", "out_of_support"), "m2": ("math500", "preservation")}
+
+
+def test_a_file_without_the_benchmark_column_is_one_benchmark(tmp_path):
+    paths = [write_scores(tmp_path, "base", "if", {"a": [1], "b": [0]}, task="if"),
+             write_scores(tmp_path, "math/seed0", "if", {"a": [0], "b": [0]}, task="if")]
+    summary, per_prompt = support_tables(parse_files(paths, tmp_path), delta=0.1, n_boot=10, ci=0.9, seed=0)
+    assert list(summary["benchmark"]) == ["if"] and set(per_prompt["benchmark"]) == {"if"}

@@ -34,7 +34,8 @@ def test_passk_table_is_a_valid_curve(smoke_run):
     vals = table[["mean", "ci_low", "ci_high"]].to_numpy()
     assert np.all((vals >= 0) & (vals <= 1)), "a metric left [0, 1]"
     assert np.all(table["ci_low"] <= table["mean"] + 1e-9) and np.all(table["mean"] <= table["ci_high"] + 1e-9)
-    for (_, _, metric), g in table.groupby(["chain", "eval_set", "metric"]):
+    assert (table["benchmark"] == table["eval_set"]).all()  # the toy world: one benchmark per eval set
+    for (_, _, _, metric), g in table.groupby(["chain", "eval_set", "benchmark", "metric"]):
         if metric in ("pass@k", "best@k"):
             assert np.all(np.diff(g.sort_values("k")["mean"].to_numpy()) >= -1e-12), f"{metric} fell with k"
 

@@ -7,6 +7,10 @@ to the base), the verdict of analysis.resample.verdict (agree / disagree / incon
 when the CI touches or straddles 0) and the target file the number comes from.  Claims
 whose chain or eval set is not in the study are left out, never filled in.  Nothing here
 is tuned: the effect definitions are fixed below, before any data are seen.
+
+A claim about an eval set is measured on each of its benchmarks (analysis.benchmarks): one row
+per benchmark, named in the `benchmark` column. Input tables without that column are one
+benchmark named like the eval set; pooled rows (`all`) of an input table are not claims.
 """
 
 from __future__ import annotations
@@ -14,45 +18,67 @@ from __future__ import annotations
 import pandas as pd
 
 from rlvr_support.metrics.bootstrap import bootstrap_ci_grouped
+from rlvr_support.analysis.benchmarks import POOLED, split_benchmarks
 from rlvr_support.analysis.markdown import cell, ci_cell, markdown_table
 from rlvr_support.analysis.passk_table import per_prompt_metrics
 from rlvr_support.analysis.resample import paired_grouped_diff, verdict
 from rlvr_support.analysis.runs import by_chain
-from rlvr_support.analysis.scores import ScoreFile, reward_matrices
+from rlvr_support.analysis.scores import ScoreFile, benchmark_matrices
 
-COLUMNS = ["claim", "paper", "chain", "eval_set", "measure", "expected_sign", "effect", "ci_low", "ci_high",
-           "n_seeds", "verdict", "source"]
+COLUMNS = ["claim", "paper", "chain", "eval_set", "benchmark", "measure", "expected_sign", "effect", "ci_low",
+           "ci_high", "n_seeds", "verdict", "source"]
 
 TASK_NAME = {"math": "Math", "if": "IF", "joint": "Joint"}
 
 
-def _row(claim, paper, chain, eval_set, measure, sign, effect, lo, hi, n_seeds, source) -> dict:
-    return {"claim": claim, "paper": paper, "chain": chain, "eval_set": eval_set, "measure": measure,
+def _row(claim, paper, chain, eval_set, benchmark, measure, sign, effect, lo, hi, n_seeds, source) -> dict:
+    return {"claim": claim, "paper": paper, "chain": chain, "eval_set": eval_set, "benchmark": benchmark,
+            "measure": measure,
             "expected_sign": "+" if sign > 0 else "-", "effect": float(effect), "ci_low": float(lo),
             "ci_high": float(hi), "n_seeds": int(n_seeds), "verdict": verdict(lo, hi, sign), "source": source}
 
 
-def _passk_effects(files: list[ScoreFile], *, n_boot, ci, seed) -> dict[tuple[str, str], dict[str, tuple]]:
-    """{(chain, eval_set): {'pass@1': (d, lo, hi, n_seeds), 'best@kmax': ...}} as checkpoint - base, per prompt."""
+def _by_benchmark(table: pd.DataFrame | None, eval_set: str, match: dict) -> dict[str, pd.DataFrame]:
+    """{benchmark: the rows of `table` whose columns equal `match`}, benchmarks of eval set `eval_set`
+    in the table's order (a table without the column: one, named like the eval set); no pooled rows."""
+    if table is None:
+        return {}
+    mask = pd.Series(True, index=table.index)
+    for col, value in match.items():
+        mask &= table[col] == value
+    return {b: g for b, g in split_benchmarks(table[mask], eval_set).items() if b != POOLED and len(g)}
+
+
+def _passk_effects(files: list[ScoreFile], *, n_boot, ci, seed) -> dict[tuple[str, str], dict[str, dict[str, tuple]]]:
+    """{(chain, eval_set): {benchmark: {'pass@1': (d, lo, hi, n_seeds), 'best@kmax': ...}}} as
+    checkpoint - base, paired per prompt; k max is the benchmark's n."""
     groups = by_chain(files)
     out = {}
     for (chain, eval_set), group in groups.items():
         if chain == "base" or ("base", eval_set) not in groups:
             continue
-        ids_b, s_b, g_b = reward_matrices(groups[("base", eval_set)][0].path)
-        n = s_b.shape[1]
-        base = per_prompt_metrics(s_b, g_b, [1, n])
-        per_seed = []
-        for f in group:
-            ids, s, g = reward_matrices(f.path)
-            if ids != ids_b or s.shape[1] != n:
-                raise ValueError(f"{f.path}: prompts or n differ from the base's")
-            per_seed.append(per_prompt_metrics(s, g, [1, n]))
-        eff = {}
-        for name, metric, j in (("pass@1", "pass@k", 0), ("best@kmax", "best@k", 1), ("coverage@kmax", "coverage", 1)):
-            d = paired_grouped_diff(base[metric][:, j], [p[metric][:, j] for p in per_seed], n_boot=n_boot, ci=ci, seed=seed)
-            eff[name] = (*d[:3], len(group))
-        out[(chain, eval_set)] = eff
+        base_file = groups[("base", eval_set)][0]
+        base_mats = benchmark_matrices(base_file.path)
+        seed_mats = [benchmark_matrices(f.path) for f in group]
+        out[(chain, eval_set)] = {}
+        for bench, (ids_b, s_b, g_b) in base_mats.items():
+            n = s_b.shape[1]
+            base = per_prompt_metrics(s_b, g_b, [1, n])
+            per_seed = []
+            for f, mats in zip(group, seed_mats):
+                if list(mats) != list(base_mats):
+                    raise ValueError(f"{f.path}: benchmarks {list(mats)} differ from the base's {list(base_mats)}")
+                ids, s, g = mats[bench]
+                if ids != ids_b or s.shape[1] != n:
+                    raise ValueError(f"{f.path} [{bench}]: prompts or n differ from the base's")
+                per_seed.append(per_prompt_metrics(s, g, [1, n]))
+            eff = {}
+            for name, metric, j in (("pass@1", "pass@k", 0), ("best@kmax", "best@k", 1),
+                                    ("coverage@kmax", "coverage", 1)):
+                d = paired_grouped_diff(base[metric][:, j], [p[metric][:, j] for p in per_seed], n_boot=n_boot,
+                                        ci=ci, seed=seed)
+                eff[name] = (*d[:3], len(group))
+            out[(chain, eval_set)][bench] = eff
     return out
 
 
@@ -67,10 +93,10 @@ def claims_table(scores: list[ScoreFile], *, support_per_prompt: pd.DataFrame | 
     chains = sorted({c for c, _ in pk if "~" not in c}, key=lambda c: (c.count("-"), c))
 
     def pk_row(claim, paper, chain, ev, metric, sign):
-        if (chain, ev) in pk:
-            d, lo, hi, ns = pk[(chain, ev)][metric]
-            rows.append(_row(claim, paper, chain, ev, f"{metric} checkpoint - base (paired)", sign, d, lo, hi, ns,
-                             sources["passk"]))
+        for bench, eff in pk.get((chain, ev), {}).items():
+            d, lo, hi, ns = eff[metric]
+            rows.append(_row(claim, paper, chain, ev, bench, f"{metric} checkpoint - base (paired)", sign, d, lo, hi,
+                             ns, sources["passk"]))
 
     # --- same task: the last (only) stage trained on the eval set's task
     for chain in chains:
@@ -79,66 +105,58 @@ def claims_table(scores: list[ScoreFile], *, support_per_prompt: pd.DataFrame | 
         T = TASK_NAME[chain]
         pk_row(f"{T}-RLVR raises pass@1 on the trained task", "000, 003", chain, chain, "pass@1", +1)
         pk_row(f"{T}-RLVR lowers best@kmax on the trained task (sharpening)", "003, 004", chain, chain, "best@kmax", -1)
-        if support_per_prompt is not None:
-            sp = support_per_prompt[(support_per_prompt["chain"] == chain) & (support_per_prompt["eval_set"] == chain)]
-            if len(sp):
-                per_seed = [(g["category"] == "shrinkage").to_numpy(float) - (g["category"] == "expansion").to_numpy(float)
-                            for _, g in sp.groupby("seed", sort=True)]
-                p, lo, hi, _ = bootstrap_ci_grouped(per_seed, **opts)
-                rows.append(_row(f"{T}-RLVR: empirical support shrinkage exceeds expansion", "003", chain, chain,
-                                 "share of prompts shrunk - share expanded (k = n)", +1, p, lo, hi, len(per_seed),
-                                 sources["support"]))
-        if entropy is not None:
-            for metric, claim, sign in (("answer_entropy", "answer-level entropy falls", -1),
-                                        ("token_entropy", "token-level entropy rises", +1)):
-                e = entropy[(entropy["chain"] == chain) & (entropy["eval_set"] == chain) & (entropy["metric"] == metric)]
-                if len(e):
-                    r = e.iloc[0]
-                    rows.append(_row(f"{T}-RLVR: {claim}", "003", chain, chain, f"{metric} checkpoint - base (paired)",
-                                     sign, r["diff"], r["diff_lo"], r["diff_hi"], r["n_seeds"], sources["entropy"]))
-        if js_share is not None:
-            j = js_share[(js_share["chain"] == chain) & (js_share["eval_set"] == chain) & (js_share["source"] == "base")]
-            if len(j):
-                r = j.iloc[0]
-                rows.append(_row(f"{T}-RLVR: divergence concentrates in the first m={m} tokens", "000", chain, chain,
-                                 "mean JS in positions < m - mean JS after (base prefixes)", +1, r["early_minus_late"],
-                                 r["early_minus_late_lo"], r["early_minus_late_hi"], r["n_seeds"], sources["js"]))
-        if chain in decomposition:
-            d = decomposition[chain]
-            d = d[d["chain"] == chain]
-            pooled = d[d["model"] == f"{chain}/pooled"]
-            r = (pooled if len(pooled) else d).iloc[0] if len(d) else None
-            if r is not None:  # NaN (no forced opening ever sampled by the checkpoint) -> inconclusive
-                r = r.reindex(["rerank_gain", "rerank_gain_lo", "rerank_gain_hi"]).astype(float)
-                rows.append(_row(f"{T}-RLVR re-ranks openings toward more successful ones", "000", chain, chain,
-                                 "base continuations' success under checkpoint - base opening frequencies (forced set)",
-                                 +1, r["rerank_gain"], r["rerank_gain_lo"], r["rerank_gain_hi"],
-                                 max(1, len(d) - len(pooled)), sources["intervention"][chain]))
-    if perplexity is not None:
-        for chain in chains:
-            p = perplexity[(perplexity["chain"] == chain) & (perplexity["style"] == "all")]
-            if len(p) and chain == "math":
-                r = p.iloc[0]
-                rows.append(_row("Math-RLVR raises the perplexity of reference solutions", "003", chain, "math",
-                                 "NLL per token of reference solutions, checkpoint - base (paired)", +1,
-                                 r["nll_diff"], r["nll_diff_lo"], r["nll_diff_hi"], r["n_seeds"], sources["perplexity"]))
+        for bench, sp in _by_benchmark(support_per_prompt, chain, {"chain": chain, "eval_set": chain}).items():
+            per_seed = [(g["category"] == "shrinkage").to_numpy(float) - (g["category"] == "expansion").to_numpy(float)
+                        for _, g in sp.groupby("seed", sort=True)]
+            p, lo, hi, _ = bootstrap_ci_grouped(per_seed, **opts)
+            rows.append(_row(f"{T}-RLVR: empirical support shrinkage exceeds expansion", "003", chain, chain, bench,
+                             "share of prompts shrunk - share expanded (k = n)", +1, p, lo, hi, len(per_seed),
+                             sources["support"]))
+        for metric, claim, sign in (("answer_entropy", "answer-level entropy falls", -1),
+                                    ("token_entropy", "token-level entropy rises", +1)):
+            match = {"chain": chain, "eval_set": chain, "metric": metric}
+            for bench, e in _by_benchmark(entropy, chain, match).items():
+                r = e.iloc[0]
+                rows.append(_row(f"{T}-RLVR: {claim}", "003", chain, chain, bench,
+                                 f"{metric} checkpoint - base (paired)", sign, r["diff"], r["diff_lo"],
+                                 r["diff_hi"], r["n_seeds"], sources["entropy"]))
+        for bench, j in _by_benchmark(js_share, chain, {"chain": chain, "eval_set": chain, "source": "base"}).items():
+            r = j.iloc[0]
+            rows.append(_row(f"{T}-RLVR: divergence concentrates in the first m={m} tokens", "000", chain, chain, bench,
+                             "mean JS in positions < m - mean JS after (base prefixes)", +1, r["early_minus_late"],
+                             r["early_minus_late_lo"], r["early_minus_late_hi"], r["n_seeds"], sources["js"]))
+        for bench, d in _by_benchmark(decomposition.get(chain), chain, {"chain": chain}).items():
+            pooled = d[d["model"] == f"{chain}/pooled"]  # pooled over RL seeds, not over benchmarks
+            r = (pooled if len(pooled) else d).iloc[0]
+            # NaN (no forced opening ever sampled by the checkpoint) -> inconclusive
+            r = r.reindex(["rerank_gain", "rerank_gain_lo", "rerank_gain_hi"]).astype(float)
+            rows.append(_row(f"{T}-RLVR re-ranks openings toward more successful ones", "000", chain, chain, bench,
+                             "base continuations' success under checkpoint - base opening frequencies (forced set)",
+                             +1, r["rerank_gain"], r["rerank_gain_lo"], r["rerank_gain_hi"],
+                             max(1, len(d) - len(pooled)), sources["intervention"][chain]))
+    if "math" in chains:
+        for bench, p in _by_benchmark(perplexity, "math", {"chain": "math", "style": "all"}).items():
+            r = p.iloc[0]
+            rows.append(_row("Math-RLVR raises the perplexity of reference solutions", "003", "math", "math", bench,
+                             "NLL per token of reference solutions, checkpoint - base (paired)", +1,
+                             r["nll_diff"], r["nll_diff_lo"], r["nll_diff_hi"], r["n_seeds"], sources["perplexity"]))
     # --- cross task (seeds/000)
     pk_row("Math-RLVR raises IF pass@1", "000", "math", "if", "pass@1", +1)
     pk_row("Math-RLVR lowers IF best@kmax", "000", "math", "if", "best@kmax", -1)
     pk_row("IF-RLVR lowers math best@kmax (searchability)", "000", "if", "math", "best@kmax", -1)
-    if styles is not None:
-        for chain, claim in (("if", "IF-RLVR moves math openings toward direct answers"),
-                             ("math-if", "Math-then-IF RLVR moves math openings toward direct answers")):
-            s = styles[(styles["chain"] == chain) & (styles["eval_set"] == "math") & (styles["style"] == "answer")]
-            if len(s):
-                r = s.iloc[0]
-                rows.append(_row(claim, "000", chain, "math", "share of direct-answer openings, checkpoint - base (paired)",
-                                 +1, r["diff"], r["diff_lo"], r["diff_hi"], r["n_seeds"], sources["openings"]))
+    for chain, claim in (("if", "IF-RLVR moves math openings toward direct answers"),
+                         ("math-if", "Math-then-IF RLVR moves math openings toward direct answers")):
+        for bench, st in _by_benchmark(styles, "math", {"chain": chain, "eval_set": "math", "style": "answer"}).items():
+            r = st.iloc[0]
+            rows.append(_row(claim, "000", chain, "math", bench,
+                             "share of direct-answer openings, checkpoint - base (paired)",
+                             +1, r["diff"], r["diff_lo"], r["diff_hi"], r["n_seeds"], sources["openings"]))
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
 def claims_markdown(df: pd.DataFrame) -> str:
-    header = ["claim", "paper", "chain", "eval set", "expected", "effect [CI]", "verdict", "source"]
+    header = ["claim", "paper", "chain", "eval set", "benchmark", "expected", "effect [CI]", "verdict", "source"]
     return markdown_table(header, [[cell(r["claim"]), cell(r["paper"]), cell(r["chain"]), cell(r["eval_set"]),
+                                    cell(r["benchmark"]),
                                     cell(r["expected_sign"]), ci_cell(r["effect"], r["ci_low"], r["ci_high"], "+.3f"),
                                     cell(r["verdict"]), cell(r["source"])] for _, r in df.iterrows()])

@@ -1,8 +1,8 @@
-"""Response openings (first m tokens) of each checkpoint against the base, per eval set.
+"""Response openings (first m tokens) of each checkpoint against the base, per eval set and benchmark.
 
 Source: seeds/000: RLVR mostly *re-ranks* openings the base already produced, and IF-RLVR
-moves math answers from step-by-step openings to direct answers.  Per chain and eval set
-(seeds pooled: a chain's opening distribution is the mixture of its seeds' samples):
+moves math answers from step-by-step openings to direct answers.  Per chain, eval set and
+benchmark (seeds pooled: a chain's opening distribution is the mixture of its seeds' samples):
 
 * the rank-shift table of metrics.openings.opening_rank_shift over the union of the top
   openings of base and checkpoint (empirical probability and rank under each, and whether
@@ -11,6 +11,9 @@ moves math answers from step-by-step openings to direct answers.  Per chain and 
   samples (mean over prompts of the per-prompt share; CI over prompts and seeds);
 * the style of each response (toy world: the first word, ``step`` / ``so`` / ``answer``
   or ``other``), as per-prompt shares with the paired difference to the base.
+
+Openings are read from the samples that kept their token ids (``sampling.token_arrays``);
+styles, read from the text, from every sample.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from rlvr_support.metrics.bootstrap import bootstrap_ci_grouped
 from rlvr_support.metrics.entropy import answer_entropy, mean_per_prompt
 from rlvr_support.metrics.openings import opening_rank_shift, openings
 from rlvr_support.data.toyworld.words import STYLES
+from rlvr_support.analysis.benchmarks import benchmark_column, benchmarks_in, split_benchmarks, with_token_arrays
 from rlvr_support.analysis.resample import paired_grouped_diff
 from rlvr_support.analysis.runs import by_chain, relation
 from rlvr_support.analysis.scores import ScoreFile
@@ -47,34 +51,53 @@ def _decode(tokenizer, key) -> str:
     return tokenizer.decode(list(key), skip_special_tokens=False) if tokenizer is not None else key_str(key)
 
 
+def token_rows(samples: pd.DataFrame, where: str, eval_set: str) -> pd.DataFrame:
+    """The samples that kept their token ids (openings are read from them); every benchmark of
+    `samples` must have some."""
+    rows = with_token_arrays(samples)
+    missing = [b for b in benchmarks_in(samples, eval_set) if b not in set(benchmark_column(rows, eval_set))]
+    if missing:
+        raise ValueError(f"{where}: benchmark {', '.join(map(repr, missing))} has no sample with token arrays, "
+                         "which openings need")
+    return rows
+
+
 def openings_tables(files: list[ScoreFile], *, m: int, top: int, n_boot: int, ci: float, seed: int, tokenizer=None
                     ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """(rank shift rows, per chain summary, style shares) from sample files of every checkpoint."""
-    groups = by_chain(files)
-    samples = {k: [read_parquet(f.path).sort_values(["prompt_id", "sample_idx"], kind="stable") for f in g]
-               for k, g in groups.items()}
+    """(rank shift rows, per chain summary, style shares) from sample files of every checkpoint, per
+    benchmark. Openings read the samples with token arrays; styles (from the text) read every sample."""
+    samples: dict[tuple[str, str, str], list[tuple[str, pd.DataFrame]]] = {}
+    for (chain, eval_set), g in by_chain(files).items():
+        for f in g:
+            df = read_parquet(f.path).sort_values(["prompt_id", "sample_idx"], kind="stable")
+            for bench, part in split_benchmarks(df, eval_set).items():
+                samples.setdefault((chain, eval_set, bench), []).append((str(f.path), part))
     shift_rows, summary_rows, style_rows = [], [], []
-    for (chain, eval_set), runs in samples.items():
-        if ("base", eval_set) not in samples:
-            raise ValueError(f"no base samples for eval set {eval_set!r}")
-        base = samples[("base", eval_set)][0]
-        base_keys = openings(list(base["token_ids"]), m)
+    for (chain, eval_set, bench), files_runs in samples.items():
+        if ("base", eval_set, bench) not in samples:
+            raise ValueError(f"no base samples for eval set {eval_set!r}, benchmark {bench!r}")
+        runs = [r for _, r in files_runs]
+        tok_runs = [token_rows(r, p, eval_set) for p, r in files_runs]
+        base_path, base = samples[("base", eval_set, bench)][0]
+        base_keys = openings(list(token_rows(base, base_path, eval_set)["token_ids"]), m)
         base_set = set(base_keys)
-        keys_by_seed = [openings(list(r["token_ids"]), m) for r in runs]
+        keys_by_seed = [openings(list(r["token_ids"]), m) for r in tok_runs]
         pooled = [k for ks in keys_by_seed for k in ks]
         if chain != "base":
             shift = opening_rank_shift(base_keys, pooled, top)
             shift.insert(0, "opening_text", [_decode(tokenizer, o) for o in shift["opening"]])
             shift["opening"] = [key_str(o) for o in shift["opening"]]
+            shift.insert(0, "benchmark", bench)
             shift.insert(0, "eval_set", eval_set)
             shift.insert(0, "chain", chain)
             shift_rows.append(shift)
         in_base = [mean_per_prompt(r["prompt_id"].to_numpy(str), np.array([k in base_set for k in ks], float))[1]
-                   for r, ks in zip(runs, keys_by_seed)]
+                   for r, ks in zip(tok_runs, keys_by_seed)]
         point, low, high, spread = bootstrap_ci_grouped(in_base, n_boot=n_boot, ci=ci, seed=seed)
         top_key = pd.Series(pooled).value_counts().index[0] if pooled else ()
         summary_rows.append({
-            "chain": chain, "eval_set": eval_set, "relation": relation(chain, eval_set) if chain != "base" else "",
+            "chain": chain, "eval_set": eval_set, "benchmark": bench,
+            "relation": relation(chain, eval_set) if chain != "base" else "",
             "m": m, "n_seeds": len(runs), "n_samples": len(pooled), "n_openings": len(set(pooled)),
             "opening_entropy": answer_entropy([key_str(k) for k in pooled]),
             "top_opening": _decode(tokenizer, top_key), "top_in_base_support": top_key in base_set,
@@ -85,7 +108,8 @@ def openings_tables(files: list[ScoreFile], *, m: int, top: int, n_boot: int, ci
             point, low, high, spread = bootstrap_ci_grouped(vals, n_boot=n_boot, ci=ci, seed=seed)
             d = (0.0, 0.0, 0.0) if chain == "base" else paired_grouped_diff(
                 base_styles[style], vals, n_boot=n_boot, ci=ci, seed=seed)[:3]
-            style_rows.append({"chain": chain, "eval_set": eval_set, "style": style, "n_seeds": len(runs),
+            style_rows.append({"chain": chain, "eval_set": eval_set, "benchmark": bench, "style": style,
+                               "n_seeds": len(runs),
                                "share": point, "share_lo": low, "share_hi": high,
                                "diff": d[0], "diff_lo": d[1], "diff_hi": d[2]})
     shift = pd.concat(shift_rows, ignore_index=True) if shift_rows else pd.DataFrame()

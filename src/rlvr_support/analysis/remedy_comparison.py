@@ -10,6 +10,10 @@ chain (variants included, `math-if~kl`):
 - current_gain = current pass@1 minus the parent's, previous_best@k_loss = the parent's
   previous-task best@k minus this chain's (paired over prompts): the two axes of the trade-off.
 
+Each metric is reported per benchmark (analysis.benchmarks) of the eval set it is measured on
+(`eval_set`: the current task for current_*, the previous one otherwise), each with its own n;
+no pooled rows. A trade-off point pairs a current-task benchmark with a previous-task one.
+
 CIs resample RL seeds and prompts (metrics.bootstrap.bootstrap_ci_grouped); SRR, a ratio of
 sums, resamples the same way and takes the ratio of the resampled sums.
 """
@@ -26,7 +30,7 @@ from rlvr_support.metrics.passk import best_at_k
 from rlvr_support.metrics.support import in_support
 from rlvr_support.analysis.markdown import cell, ci_cell, markdown_table
 from rlvr_support.config.chains import parse_chain
-from rlvr_support.analysis.scores import ScoreFile, reward_matrices
+from rlvr_support.analysis.scores import ScoreFile, benchmark_matrices
 
 METRICS = ["current_pass@1", "previous_pass@1", "previous_best@k", "previous_SRR", "current_gain",
            "previous_best@k_loss"]
@@ -56,17 +60,27 @@ def grouped_ratio_ci(num_by_seed, den_by_seed, *, n_boot: int, ci: float, seed: 
     return float(point), float(lo), float(hi)
 
 
-def _load(files: list[ScoreFile]) -> dict[tuple[str, int | None, str], tuple[list, np.ndarray, np.ndarray]]:
-    return {(f.chain, f.seed, f.eval_set): reward_matrices(f.path) for f in files}
+def _load(files: list[ScoreFile]) -> dict[tuple[str, int | None, str], dict[str, tuple]]:
+    """{(chain, seed, eval_set): {benchmark: (ids, success, graded)}}."""
+    return {(f.chain, f.seed, f.eval_set): benchmark_matrices(f.path) for f in files}
 
 
-def _aligned(a, b, what: str):
-    if a[0] != b[0]:
-        raise ValueError(f"{what}: the two score files cover different prompts")
-    return a, b
+def _aligned(a: dict, b: dict, what: str) -> list[str]:
+    """The benchmarks of two score files of one eval set, which must hold the same prompts."""
+    if list(a) != list(b):
+        raise ValueError(f"{what}: the two score files hold different benchmarks {list(a)} vs {list(b)}")
+    for bench in a:
+        if a[bench][0] != b[bench][0]:
+            raise ValueError(f"{what} [{bench}]: the two score files cover different prompts")
+    return list(a)
+
+
+def _task_of(metric: str, cur: str, prev: str) -> str:
+    return cur if metric.startswith("current") else prev
 
 
 def comparison_table(files: list[ScoreFile], *, n_boot: int, ci: float, seed: int) -> pd.DataFrame:
+    """One row per chain, metric and benchmark of the task the metric is measured on (`eval_set`)."""
     data = _load(files)
     seeds_of: dict[str, list[int]] = defaultdict(list)
     for chain, s, _ in data:
@@ -78,48 +92,68 @@ def comparison_table(files: list[ScoreFile], *, n_boot: int, ci: float, seed: in
         if len(stages) < 2:
             continue
         cur, prev, parent = stages[-1], stages[-2], "-".join(stages[:-1])
-        per: dict[str, list] = defaultdict(list)
-        srr_num, srr_den = [], []
+        per: dict[tuple[str, str], list] = defaultdict(list)  # (metric, benchmark) -> per-prompt values per seed
+        srr: dict[str, tuple[list, list]] = defaultdict(lambda: ([], []))  # benchmark -> (numerators, denominators)
+        benchmarks = {}
         for s in sorted(seeds_of[chain]):
             need = [(chain, s, cur), (chain, s, prev), (parent, s, cur), (parent, s, prev), ("base", None, prev)]
             missing = [k for k in need if k not in data]
             if missing:
                 raise ValueError(f"{chain}/seed{s}: comparison needs score files for {missing}")
-            c_cur, _ = _aligned(data[(chain, s, cur)], data[(parent, s, cur)], f"{chain} vs {parent} on {cur}")
-            c_prev, p_prev = _aligned(data[(chain, s, prev)], data[(parent, s, prev)], f"{chain} vs {parent} on {prev}")
-            base_prev = _aligned(data[("base", None, prev)], c_prev, f"base vs {chain} on {prev}")[0]
-            p_cur = data[(parent, s, cur)]
-            per["current_pass@1"].append(c_cur[1].mean(1))
-            per["previous_pass@1"].append(c_prev[1].mean(1))
-            bk = best_at_k(c_prev[2], c_prev[2].shape[1])
-            per["previous_best@k"].append(bk)
-            per["current_gain"].append(c_cur[1].mean(1) - p_cur[1].mean(1))
-            per["previous_best@k_loss"].append(best_at_k(p_prev[2], p_prev[2].shape[1]) - bk)
-            b_in, r_in = in_support(base_prev[1]), in_support(c_prev[1])
-            srr_num.append((b_in & r_in).astype(float))
-            srr_den.append(b_in.astype(float))
+            c_cur, p_cur = data[(chain, s, cur)], data[(parent, s, cur)]
+            c_prev, p_prev, base_prev = data[(chain, s, prev)], data[(parent, s, prev)], data[("base", None, prev)]
+            benchmarks[cur] = _aligned(c_cur, p_cur, f"{chain} vs {parent} on {cur}")
+            benchmarks[prev] = _aligned(c_prev, p_prev, f"{chain} vs {parent} on {prev}")
+            _aligned(base_prev, c_prev, f"base vs {chain} on {prev}")
+            for b in benchmarks[cur]:
+                per[("current_pass@1", b)].append(c_cur[b][1].mean(1))
+                per[("current_gain", b)].append(c_cur[b][1].mean(1) - p_cur[b][1].mean(1))
+            for b in benchmarks[prev]:
+                per[("previous_pass@1", b)].append(c_prev[b][1].mean(1))
+                bk = best_at_k(c_prev[b][2], c_prev[b][2].shape[1])
+                per[("previous_best@k", b)].append(bk)
+                per[("previous_best@k_loss", b)].append(best_at_k(p_prev[b][2], p_prev[b][2].shape[1]) - bk)
+                b_in, r_in = in_support(base_prev[b][1]), in_support(c_prev[b][1])
+                srr[b][0].append((b_in & r_in).astype(float))
+                srr[b][1].append(b_in.astype(float))
         common = {"chain": chain, "base_chain": "-".join(stages), "variant": variant, "current_task": cur,
                   "previous_task": prev, "parent": parent, "n_seeds": len(seeds_of[chain])}
         for metric in METRICS:
-            if metric == "previous_SRR":
-                point, lo, hi = grouped_ratio_ci(srr_num, srr_den, n_boot=n_boot, ci=ci, seed=seed)
-                spread = np.nan
-            else:
-                point, lo, hi, spread = bootstrap_ci_grouped(per[metric], n_boot=n_boot, ci=ci, seed=seed)
-            rows.append({**common, "metric": metric, "mean": float(point), "ci_low": float(lo),
-                         "ci_high": float(hi), "seed_std": float(spread)})
+            task = _task_of(metric, cur, prev)
+            for b in benchmarks[task]:
+                if metric == "previous_SRR":
+                    point, lo, hi = grouped_ratio_ci(*srr[b], n_boot=n_boot, ci=ci, seed=seed)
+                    spread = np.nan
+                else:
+                    point, lo, hi, spread = bootstrap_ci_grouped(per[(metric, b)], n_boot=n_boot, ci=ci, seed=seed)
+                rows.append({**common, "eval_set": task, "benchmark": b, "metric": metric, "mean": float(point),
+                             "ci_low": float(lo), "ci_high": float(hi), "seed_std": float(spread)})
     if not rows:
         raise ValueError("no sequential chain (two or more stages) among the score files")
     return pd.DataFrame(rows)
 
 
-def comparison_markdown(table: pd.DataFrame) -> str:
-    """One row per chain, one `mean [lo, hi]` cell per metric."""
-    rows = []
+def tradeoff_pairs(table: pd.DataFrame):
+    """(chain, current-task benchmark, previous-task benchmark, its rows) for every pair of benchmarks
+    of a chain: each pair is one trade-off point (current metrics of the one, previous of the other)."""
+    if "benchmark" not in table:  # a table written before benchmarks: one per task
+        table = table.assign(benchmark=[_task_of(m, c, p) for m, c, p in
+                                        zip(table["metric"], table["current_task"], table["previous_task"])])
     for chain, g in table.groupby("chain", sort=False):
-        cells = [cell(chain), cell(g["variant"].iloc[0])]
+        current = g["metric"].str.startswith("current")
+        for bc in dict.fromkeys(g.loc[current, "benchmark"]):
+            for bp in dict.fromkeys(g.loc[~current, "benchmark"]):
+                yield chain, bc, bp, g[(current & (g["benchmark"] == bc)) | (~current & (g["benchmark"] == bp))]
+
+
+def comparison_markdown(table: pd.DataFrame) -> str:
+    """One row per chain and pair of benchmarks (current task, previous task), one `mean [lo, hi]`
+    cell per metric."""
+    rows = []
+    for chain, bc, bp, g in tradeoff_pairs(table):
+        cells = [cell(chain), cell(g["variant"].iloc[0]), cell(bc), cell(bp)]
         for metric in METRICS:
             r = g[g["metric"] == metric].iloc[0]
             cells.append(ci_cell(r["mean"], r["ci_low"], r["ci_high"]))
         rows.append(cells)
-    return markdown_table(["chain", "variant", *METRICS], rows)
+    return markdown_table(["chain", "variant", "current benchmark", "previous benchmark", *METRICS], rows)

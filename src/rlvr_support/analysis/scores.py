@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
+from rlvr_support.analysis.benchmarks import benchmark_column, split_benchmarks
 from rlvr_support.scoring.rewards import graded_reward, success as success_of
 from rlvr_support.storage.atomic import read_parquet
 
@@ -37,17 +38,32 @@ def parse_score_path(path: str | Path, root: str | Path) -> ScoreFile:
     raise ValueError(f"{path}: expected <root>/base/<eval>.parquet or <root>/<chain>/seed<k>/<eval>.parquet")
 
 
-def reward_matrices(path: str | Path) -> tuple[list[str], np.ndarray, np.ndarray]:
-    """(prompt ids, binary success (P, n), graded reward (P, n)); every prompt must have the same n."""
-    df = read_parquet(path).sort_values(["prompt_id", "sample_idx"], kind="stable")
+def reward_matrices(path: str | Path, benchmark: str | None = None) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """(prompt ids, binary success (P, n), graded reward (P, n)) of one benchmark of the file
+    (`None`: every prompt); every prompt must have the same n (per-benchmark budgets may give
+    benchmarks different n, so read them one at a time: `benchmark_matrices`)."""
+    df = read_parquet(path)
+    if benchmark is not None:
+        df = df[benchmark_column(df, Path(path).stem) == benchmark]
+    return _matrices(df, f"{path}" + (f" [{benchmark}]" if benchmark is not None else ""))
+
+
+def benchmark_matrices(path: str | Path) -> dict[str, tuple[list[str], np.ndarray, np.ndarray]]:
+    """{benchmark: reward_matrices of its prompts}, benchmarks in the prompts' order."""
+    df = read_parquet(path)
+    return {b: _matrices(part, f"{path} [{b}]") for b, part in split_benchmarks(df, Path(path).stem).items()}
+
+
+def _matrices(df, where: str) -> tuple[list[str], np.ndarray, np.ndarray]:
+    df = df.sort_values(["prompt_id", "sample_idx"], kind="stable")
     if df.empty:
-        raise ValueError(f"{path}: no scored samples")
+        raise ValueError(f"{where}: no scored samples")
     counts = df.groupby("prompt_id", sort=True).size()
     if counts.nunique() != 1:
-        raise ValueError(f"{path}: prompts have different sample counts {sorted(counts.unique())}")
+        raise ValueError(f"{where}: prompts have different sample counts {sorted(counts.unique())}")
     n = int(counts.iloc[0])
     success = success_of(df).to_numpy(bool).reshape(-1, n)
     graded = graded_reward(df).to_numpy(float).reshape(-1, n)
     if np.isnan(graded).any():
-        raise ValueError(f"{path}: graded rewards contain NaN")
+        raise ValueError(f"{where}: graded rewards contain NaN")
     return list(counts.index), success, graded

@@ -1,4 +1,7 @@
-"""Empirical support categories of each checkpoint against the base, per eval set.
+"""Empirical support categories of each checkpoint against the base, per eval set and benchmark.
+
+Each benchmark of an eval set (analysis.benchmarks) is its own row, at its own budget k; there
+are no pooled rows (benchmarks with different n have different eps).
 
 Source: seeds/003 (The Invisible Leash), sec. 3-4.  Per eval prompt, a policy has the
 prompt in its empirical support when any of its k = n samples succeeds (reward >= 1:
@@ -22,7 +25,7 @@ from rlvr_support.metrics.support import CATEGORIES, in_support, support_categor
 from rlvr_support.analysis.resample import grouped_sum_bootstrap
 from rlvr_support.analysis.runs import base_of, by_chain, relation
 from rlvr_support.config.chains import stages
-from rlvr_support.analysis.scores import ScoreFile, reward_matrices
+from rlvr_support.analysis.scores import ScoreFile, benchmark_matrices
 
 RATIOS = ("SRR", "NDR", "SDS", "NSCR")
 
@@ -38,43 +41,58 @@ def _ratios_from_counts(c: np.ndarray) -> np.ndarray:
     return np.stack([srr, ndr, sds, nscr], axis=-1)
 
 
-def per_prompt_categories(base: ScoreFile, ckpt: ScoreFile) -> tuple[list[str], np.ndarray, int]:
-    """(prompt ids, category per prompt, budget k) with k = the smaller sample count of the two."""
-    ids_b, succ_b, _ = reward_matrices(base.path)
-    ids_c, succ_c, _ = reward_matrices(ckpt.path)
-    if ids_b != ids_c:
-        raise ValueError(f"{ckpt.path} and {base.path} cover different prompts")
-    k = min(succ_b.shape[1], succ_c.shape[1])
-    return ids_b, support_categories(in_support(succ_b, k), in_support(succ_c, k)), k
+def per_prompt_categories(base: ScoreFile, ckpt: ScoreFile) -> dict[str, tuple[list[str], np.ndarray, int]]:
+    """{benchmark: (prompt ids, category per prompt, budget k)} with k = the smaller sample count
+    of the two files on that benchmark."""
+    mats_b, mats_c = benchmark_matrices(base.path), benchmark_matrices(ckpt.path)
+    if list(mats_b) != list(mats_c):
+        raise ValueError(f"{ckpt.path} and {base.path} hold different benchmarks {list(mats_c)} vs {list(mats_b)}")
+    out = {}
+    for bench, (ids_b, succ_b, _) in mats_b.items():
+        ids_c, succ_c, _ = mats_c[bench]
+        if ids_b != ids_c:
+            raise ValueError(f"{ckpt.path} and {base.path} cover different prompts of {bench}")
+        k = min(succ_b.shape[1], succ_c.shape[1])
+        out[bench] = ids_b, support_categories(in_support(succ_b, k), in_support(succ_c, k)), k
+    return out
 
 
 def support_tables(files: list[ScoreFile], *, delta: float, n_boot: int, ci: float, seed: int
                    ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(summary: one row per chain x eval set, per-prompt categories: one row per chain/seed/prompt)."""
+    """(summary: one row per chain x eval set x benchmark, per-prompt categories: one row per
+    chain/seed/prompt)."""
     summary, per_prompt = [], []
     for (chain, eval_set), group in by_chain(files).items():
         if chain == "base":
             continue
         base = base_of(files, eval_set)
-        onehots, counts, ks = [], [], set()
-        for f in group:
-            ids, cats, k = per_prompt_categories(base, f)
-            ks.add(k)
-            onehots.append(np.stack([cats == c for c in CATEGORIES], axis=1).astype(float))
-            counts.append(support_summary(cats))
-            per_prompt += [{"chain": chain, "seed": f.seed, "eval_set": eval_set, "prompt_id": i, "category": c}
-                           for i, c in zip(ids, cats)]
-        if len(ks) != 1:
-            raise ValueError(f"{chain}/{eval_set}: seeds were sampled with different n {sorted(ks)}")
-        k = ks.pop()
-        point, low, high, spread = grouped_sum_bootstrap(onehots, _ratios_from_counts, n_boot=n_boot, ci=ci, seed=seed)
-        row = {"chain": chain, "eval_set": eval_set, "relation": relation(chain, eval_set),
-               "trained_on_eval_task": eval_set in stages(chain), "n_seeds": len(group),
-               "n_prompts": int(onehots[0].shape[0]), "k": k, "delta": delta, "epsilon": support_epsilon(k, delta)}
-        for key in ("P", "S", "E", "O"):
-            row[key] = float(np.mean([c[key] for c in counts]))
-        for j, name in enumerate(RATIOS):
-            row[name], row[f"{name}_lo"], row[f"{name}_hi"], row[f"{name}_seed_std"] = (
-                float(point[j]), float(low[j]), float(high[j]), float(spread[j]))
-        summary.append(row)
+        per_seed = [per_prompt_categories(base, f) for f in group]
+        for f, cats_of in zip(group, per_seed):
+            per_prompt += [{"chain": chain, "seed": f.seed, "eval_set": eval_set, "benchmark": bench,
+                            "prompt_id": i, "category": c}
+                           for bench, (ids, cats, _) in cats_of.items() for i, c in zip(ids, cats)]
+        for bench in per_seed[0]:
+            summary.append(_summary_row(chain, eval_set, bench, [s[bench] for s in per_seed], delta=delta,
+                                        n_boot=n_boot, ci=ci, seed=seed))
     return pd.DataFrame(summary), pd.DataFrame(per_prompt)
+
+
+def _summary_row(chain: str, eval_set: str, bench: str, per_seed: list[tuple[list[str], np.ndarray, int]], *,
+                 delta: float, n_boot: int, ci: float, seed: int) -> dict:
+    """Category counts (mean over seeds) and ratios with CIs of one benchmark."""
+    ks = {k for _, _, k in per_seed}
+    if len(ks) != 1:
+        raise ValueError(f"{chain}/{eval_set} [{bench}]: seeds were sampled with different n {sorted(ks)}")
+    k = ks.pop()
+    onehots = [np.stack([cats == c for c in CATEGORIES], axis=1).astype(float) for _, cats, _ in per_seed]
+    counts = [support_summary(cats) for _, cats, _ in per_seed]
+    point, low, high, spread = grouped_sum_bootstrap(onehots, _ratios_from_counts, n_boot=n_boot, ci=ci, seed=seed)
+    row = {"chain": chain, "eval_set": eval_set, "benchmark": bench, "relation": relation(chain, eval_set),
+           "trained_on_eval_task": eval_set in stages(chain), "n_seeds": len(per_seed),
+           "n_prompts": int(onehots[0].shape[0]), "k": k, "delta": delta, "epsilon": support_epsilon(k, delta)}
+    for key in ("P", "S", "E", "O"):
+        row[key] = float(np.mean([c[key] for c in counts]))
+    for j, name in enumerate(RATIOS):
+        row[name], row[f"{name}_lo"], row[f"{name}_hi"], row[f"{name}_seed_std"] = (
+            float(point[j]), float(low[j]), float(high[j]), float(spread[j]))
+    return row

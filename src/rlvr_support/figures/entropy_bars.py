@@ -1,4 +1,5 @@
-"""Answer-level and token-level entropy (and length) per checkpoint, one column per eval set."""
+"""Answer-level and token-level entropy (and length) per checkpoint, one column per eval set and
+benchmark; a token entropy that is a lower bound (vLLM top-K) says so in its panel."""
 
 from __future__ import annotations
 
@@ -16,21 +17,27 @@ def plot_entropy(table: pd.DataFrame, out_png: str) -> None:
     style.setup()
     import matplotlib.pyplot as plt
 
-    evals = list(dict.fromkeys(table["eval_set"]))
+    table = table.assign(benchmark=table["benchmark"] if "benchmark" in table.columns else table["eval_set"])
+    facets = list(dict.fromkeys(zip(table["eval_set"], table["benchmark"])))
     chains = sorted(set(table["chain"]), key=chain_sort_key)
-    fig, axes = plt.subplots(len(PANELS), len(evals), figsize=(3.2 * len(evals), 2.4 * len(PANELS)),
+    fig, axes = plt.subplots(len(PANELS), len(facets), figsize=(3.2 * len(facets), 2.4 * len(PANELS)),
                              squeeze=False, sharex=True)
     x = np.arange(len(chains))
-    for j, ev in enumerate(evals):
+    for j, (ev, bench) in enumerate(facets):
+        f = table[(table["eval_set"] == ev) & (table["benchmark"] == bench)]
         for i, (metric, label) in enumerate(PANELS):
             ax = axes[i, j]
-            d = table[(table["eval_set"] == ev) & (table["metric"] == metric)].set_index("chain").reindex(chains)
+            d = f[f["metric"] == metric].set_index("chain").reindex(chains)
             colors = ["#888888" if c == "base" else "#4c72b0" for c in chains]
             ax.bar(x, d["mean"], color=colors, width=0.7)
             ax.errorbar(x, d["mean"], yerr=[d["mean"] - d["ci_low"], d["ci_high"] - d["mean"]],
                         fmt="none", ecolor="black", lw=1, capsize=2)
             if i == 0:
-                ax.set_title(f"{ev} prompts")
+                ax.set_title(f"{ev} prompts" if bench == ev else f"{ev}: {bench}")
+            if metric == "token_entropy" and "token_entropy_method" in f.columns:
+                method = ", ".join(dict.fromkeys(f["token_entropy_method"].dropna().astype(str)))
+                if method and method != "exact":  # state an approximation where it is drawn
+                    ax.text(0.02, 0.97, method, transform=ax.transAxes, fontsize=6, va="top")
             if j == 0:
                 ax.set_ylabel(label)
             ax.set_xticks(x, chains, rotation=45, ha="right")

@@ -166,9 +166,11 @@ def _doc(fn) -> str:
 
 
 def explain_passk(table_path: Path, rec: dict, sidecar: Path, row: pd.Series, column: str, say) -> bool:
-    """passk.csv / headline.csv: the score files of the row's chain and eval set, the formula, a recomputation."""
+    """passk.csv / headline.csv: the score files of the row's chain and eval set, the formula, a recomputation
+    (of the row's benchmark: `all` pools every benchmark of the eval set)."""
+    from rlvr_support.analysis.benchmarks import POOLED
     from rlvr_support.analysis.passk_table import passk_table
-    from rlvr_support.analysis.scores import parse_score_path, reward_matrices
+    from rlvr_support.analysis.scores import benchmark_matrices, parse_score_path
     from rlvr_support.metrics import bootstrap, passk
 
     root = _job_root(sidecar, rec)
@@ -188,13 +190,18 @@ def explain_passk(table_path: Path, rec: dict, sidecar: Path, row: pd.Series, co
     files = [f for f in files if f.chain == row["chain"] and f.eval_set == row["eval_set"]]
     if not files:
         raise ValueError(f"{table_path}: its sidecar lists no score file for chain={row['chain']} eval_set={row['eval_set']}")
-    say(f"\n{metric} at k={k}, {stat} over {len(files)} RL seed(s) of chain {row['chain']} on eval set {row['eval_set']}:")
+    bench = str(row.get("benchmark", row["eval_set"]))  # tables written before benchmarks: one per eval set
+    say(f"\n{metric} at k={k}, {stat} over {len(files)} RL seed(s) of chain {row['chain']} on eval set "
+        f"{row['eval_set']}, benchmark {bench}:")
     for f in files:
-        ids, success, graded = reward_matrices(f.path)
         sc = prov.sidecar_of(f.path)
         samples = [i["path"] for i in prov.load(sc)["inputs"] if "/samples/" in i["path"]] if sc.is_file() else []
-        say(f"  scores  {_display(f.path)}: {len(ids)} prompts x {success.shape[1]} samples, "
-            f"{int(success.sum())} successes (reward >= 1), mean graded reward {graded.mean():.4f}")
+        mats = benchmark_matrices(f.path)
+        for b, (ids, success, graded) in mats.items():
+            if bench in (b, POOLED):
+                label = f" [{b}]" if len(mats) > 1 else ""
+                say(f"  scores  {_display(f.path)}{label}: {len(ids)} prompts x {success.shape[1]} samples, "
+                    f"{int(success.sum())} successes (reward >= 1), mean graded reward {graded.mean():.4f}")
         for s in samples:
             say(f"  samples {s} (via {_display(sc)})")
     fn = {"pass@k": passk.pass_at_k, "best@k": passk.best_at_k, "coverage": passk.coverage_at_k}[metric]
@@ -203,7 +210,7 @@ def explain_passk(table_path: Path, rec: dict, sidecar: Path, row: pd.Series, co
         + _indent(_doc(bootstrap.bootstrap_ci_grouped)))
     cfg = rec["config"]["cfg"]
     again = passk_table(files, n_boot=cfg["bootstrap"], ci=cfg["ci"], seed=cfg["seed"])
-    r = again[(again["metric"] == metric) & (again["k"] == k)].iloc[0]
+    r = again[(again["benchmark"] == bench) & (again["metric"] == metric) & (again["k"] == k)].iloc[0]
     value = float(r[{"point": "mean", "low": "ci_low", "high": "ci_high", "seed_std": "seed_std"}[stat]])
     shown = float(row[column])
     ok = abs(round(value, 6) - shown) <= 1e-6 or (pd.isna(value) and pd.isna(shown))
