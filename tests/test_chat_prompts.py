@@ -44,16 +44,21 @@ def _rendered(manifest, prompts_path):
 def test_base_metrics_renders_chat_prompts(chat_ckpt, prompts, monkeypatch):
     from rlvr_support.analysis import base_metrics
 
+    from rlvr_support.sampling.backends import Sampler
+    from rlvr_support.sampling.prompts import prompt_ids
+
     seen = []
 
-    def capture(model, tok, texts, **kw):
-        seen.extend(texts)
+    def capture(self, requests):
+        seen.extend(requests[0].prompts)
         raise Stop
 
-    monkeypatch.setattr(base_metrics, "generate_hf", capture)
+    monkeypatch.setattr(Sampler, "generate_many", capture)
     with pytest.raises(Stop):
-        base_metrics.base_metrics(str(chat_ckpt), {"math": str(prompts)}, max_new_tokens=4)
-    assert seen == _rendered(chat_ckpt, prompts)[2]
+        base_metrics.base_metrics(str(chat_ckpt), {"math": str(prompts)},
+                                  sampling={"backend": "hf", "prompt_batch": 4, "max_new_tokens": 4})
+    tok, _, chat = _rendered(chat_ckpt, prompts)
+    assert seen == prompt_ids(tok, chat)  # the token ids of the chat-rendered prompts
 
 
 def test_support_monitor_renders_chat_prompts(chat_ckpt, prompts, monkeypatch, tmp_path):
@@ -63,11 +68,11 @@ def test_support_monitor_renders_chat_prompts(chat_ckpt, prompts, monkeypatch, t
     recs = [json.loads(line) for line in open(prompts)]
     seen = []
 
-    def capture(model, tok, texts, **kw):
-        seen.extend(texts)
+    def capture(self, request):
+        seen.extend(request.prompts)
         raise Stop
 
-    monkeypatch.setattr(support_monitor, "generate_hf", capture)
+    monkeypatch.setattr(support_monitor.Sampler, "generate", capture)
     mon = support_monitor.SupportMonitor(tok, {"math": recs}, "math", tmp_path / "m.csv", every=1, n=2,
                                          max_new_tokens=4, prompt_format="chat")
     with pytest.raises(Stop):

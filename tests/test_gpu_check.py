@@ -35,6 +35,11 @@ def test_quick_check_runs_and_reports(tmp_path):
     for stage in ("pretrain", "grpo", "sample"):
         assert cpu[stage]["tokens_per_s"] > 0, stage
     assert cpu["sample"]["samples"] == 4 * 2  # sample_prompts x n of the quick plan
+    for stage in gpu_check.ANALYSES:  # every model-based analysis ran and has a rate
+        assert "error" not in cpu[stage], cpu[stage]
+        assert cpu[stage]["amount"] > 0 and cpu[stage]["seconds"] >= 0, stage
+    assert cpu["analysis_base_metrics"]["amount"] == 4 * 5  # quick plan's eval prompts x (1 greedy + 4 sampled)
+    assert "analysis_js" in proc.stdout
     if torch.cuda.is_available():
         assert report["legs"]["gpu"]["device"] == "cuda"
         assert set(report["ratio_gpu_over_cpu"]) == {"pretrain", "grpo", "sample"}

@@ -7,6 +7,8 @@ import torch
 
 from rlvr_support.analysis.perplexity import perplexity_run, perplexity_table
 from rlvr_support.models.loading import load_policy
+from rlvr_support.figures.perplexity_bars import plot_perplexity
+from benchmark_samples import drawn  # noqa: F401 (a fixture)
 from support_helpers import math_prompts, tiny_checkpoint
 
 
@@ -15,6 +17,7 @@ def test_nll_matches_the_models_own_loss(tmp_path):
     prompts = math_prompts(tmp_path / "math.jsonl", [("3 + 4", "7"), ("12 + 3 * 4", "24")])
     df = perplexity_run(str(ck), str(prompts), count=5, seed=0)
     assert len(df) == 2 * 3 and set(df["style"]) == {"step", "so", "answer"}
+    assert set(df["benchmark"]) == {"math"}  # prompts without a `source`: the toy world's math
     model, tok = load_policy(ck)
     row = df[(df["prompt_id"] == "math-eval-00000") & (df["style"] == "answer")].iloc[0]
     p = tok("Q : solve 3 + 4 . A :")["input_ids"]
@@ -37,3 +40,24 @@ def test_table_is_exp_of_pooled_nll_per_token():
     assert t.loc[("math", "all"), "nll_diff"] == pytest.approx(np.mean([10 / 6, 14 / 6]) - np.mean([5 / 6, 7 / 6]))
     with pytest.raises(ValueError, match="base"):
         perplexity_table({"math/seed0": rl}, n_boot=10, ci=0.9, seed=0)
+
+
+def test_table_rows_per_benchmark(drawn):
+    base = pd.DataFrame({"prompt_id": ["a", "a", "b", "b"], "benchmark": ["gsm8k"] * 2 + ["math500"] * 2,
+                         "style": ["step", "answer"] * 2, "nll": [4.0, 1.0, 6.0, 1.0], "n_tokens": [4, 2, 4, 2]})
+    rl = base.assign(nll=base["nll"] * 2)
+    t = perplexity_table({"base": base, "math/seed0": rl}, n_boot=20, ci=0.9, seed=0)
+    assert list(t.columns[:4]) == ["chain", "eval_set", "benchmark", "style"]
+    r = t.set_index(["chain", "benchmark", "style"])
+    assert r.loc[("base", "gsm8k", "all"), "perplexity"] == pytest.approx(math.exp(5 / 6))
+    assert r.loc[("base", "math500", "step"), "perplexity"] == pytest.approx(math.exp(6 / 4))
+    assert r.loc[("math", "math500", "all"), "nll_diff"] == pytest.approx(14 / 6 - 7 / 6)
+    assert set(t["n_prompts"]) == {1}
+    plot_perplexity(t, "unused.png")
+    assert [a.get_title() for a in drawn[0].axes] == ["gsm8k", "math500"]
+
+
+def test_runs_without_the_column_are_the_math_benchmark():
+    base = pd.DataFrame({"prompt_id": ["a"], "style": ["step"], "nll": [2.0], "n_tokens": [2]})
+    t = perplexity_table({"base": base}, n_boot=10, ci=0.9, seed=0)
+    assert set(zip(t["eval_set"], t["benchmark"])) == {("math", "math")}

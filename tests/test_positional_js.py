@@ -1,12 +1,22 @@
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
 import torch
 
-from rlvr_support.analysis.positional_js import _curve_stats, choose_prompts, js_tables, positional_js_run
+from rlvr_support.analysis.positional_js import (
+    _curve_stats,
+    choose_prompts,
+    js_tables,
+    positional_js_run,
+    select_samples,
+)
 from rlvr_support.analysis.runs import parse_files
 from rlvr_support.analysis.teacher_forcing import response_ids, response_logprobs
 from rlvr_support.models.loading import load_policy
+from rlvr_support.figures.js_curves import plot_js_curves
+from benchmark_samples import drawn  # noqa: F401 (a fixture)
 from support_helpers import math_prompts, tiny_checkpoint, write_samples
 
 
@@ -78,3 +88,55 @@ def test_js_tables_from_runs(tmp_path):
     r = share[share["source"] == "base"].iloc[0]
     assert r["share_first_m"] == pytest.approx(0.6) and r["uniform_share"] == pytest.approx(1 / 3)
     assert r["early_minus_late"] == pytest.approx(0.2)
+
+
+def _run_rows(bench, pid, curve, column=True):
+    return [{"source": src, **({"benchmark": bench} if column else {}), "prompt_id": pid, "sample_idx": 0,
+             "position": t, "js": v} for src in ("base", "ckpt") for t, v in enumerate(curve)]
+
+
+def test_js_tables_per_benchmark(tmp_path, drawn):
+    from rlvr_support.storage.atomic import write_parquet
+
+    path = tmp_path / "math" / "seed0" / "math.parquet"
+    path.parent.mkdir(parents=True)
+    write_parquet(path, pd.DataFrame(_run_rows("gsm8k", "g", [0.3, 0.1, 0.1]) + _run_rows("math500", "m", [0.1, 0.3])))
+    pos, share = js_tables(parse_files([path], tmp_path), m=1, n_boot=20, ci=0.9, seed=0)
+    assert list(pos.columns[:3]) == list(share.columns[:3]) == ["chain", "eval_set", "benchmark"]
+    s = share[share["source"] == "base"].set_index("benchmark")
+    assert s.loc["gsm8k", "share_first_m"] == pytest.approx(0.6) and s.loc["gsm8k", "n_positions"] == 3
+    assert s.loc["math500", "share_first_m"] == pytest.approx(0.25)
+    assert s.loc["math500", "early_minus_late"] == pytest.approx(-0.2)
+    assert len(pos[pos["benchmark"] == "math500"]) == 2 * 2
+    plot_js_curves(pos, "math", 1, "unused.png")
+    assert [a.get_title() for a in drawn[0].axes] == [
+        "gsm8k: prefixes from base samples", "math500: prefixes from base samples",
+        "gsm8k: prefixes from checkpoint samples", "math500: prefixes from checkpoint samples"]
+
+
+def test_js_runs_without_the_column_are_one_benchmark(tmp_path):
+    path = tmp_path / "if" / "seed0" / "if.parquet"
+    path.parent.mkdir(parents=True)
+    pd.DataFrame(_run_rows("", "a", [0.2, 0.2], column=False)).to_parquet(path)
+    _, share = js_tables(parse_files([path], tmp_path), m=1, n_boot=10, ci=0.9, seed=0)
+    assert share["benchmark"].tolist() == ["if", "if"]
+
+
+def test_prefixes_are_samples_with_token_arrays():
+    s = pd.DataFrame({"prompt_id": ["a"] * 3 + ["b"], "sample_idx": [0, 1, 2, 0], "benchmark": ["x"] * 3 + ["y"],
+                      "has_token_arrays": [False, True, True, False], "token_ids": [[], [1], [2], []]})
+    sel = select_samples(s, ["a"], per_prompt=1)
+    assert sel["sample_idx"].tolist() == [1]
+    with pytest.raises(ValueError, match="benchmark y"):
+        select_samples(s, ["a", "b"], per_prompt=1)
+
+
+def test_js_run_rows_name_the_prompts_benchmark(two_models, tmp_path):
+    prompts = math_prompts(tmp_path / "math.jsonl", [("3 + 4", "7"), ("5 + 6", "11")])
+    lines = [json.loads(x) for x in prompts.read_text().splitlines()]
+    lines[1]["source"] = "gsm8k"  # the first has no `source`: it is the eval set's benchmark
+    prompts.write_text("".join(json.dumps(r) + "\n" for r in lines))
+    s = write_samples(tmp_path / "samples", "base", "math", {f"math-eval-{i:05d}": [[10, 11]] for i in range(2)})
+    cfg = {"prompts": 2, "samples_per_prompt": 1, "max_positions": 2, "batch": 4}
+    run = positional_js_run(str(two_models[0]), str(two_models[1]), str(s), str(s), str(prompts), cfg, seed=0)
+    assert dict(zip(run["prompt_id"], run["benchmark"])) == {"math-eval-00000": "math", "math-eval-00001": "gsm8k"}

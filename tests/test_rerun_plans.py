@@ -90,6 +90,14 @@ def test_changing_the_routing_prior_plans_only_routed_jobs(smoke_run, tmp_path):
 
 
 @pytest.mark.slow
+def test_a_per_benchmark_budget_resamples_that_benchmark_only(smoke_run, tmp_path):
+    """`sampling.benchmarks.math.n` is read by the math sample jobs, not by the other eval sets' jobs."""
+    jobs = plan(smoke_run, edited_config(tmp_path, lambda c: c["sampling"].update(benchmarks={"math": {"n": 6}})))
+    sampled = [j for j in jobs if j["rule"] in ("sample", "sample_routed")]
+    assert sampled and all("eval_set=math" in j["wildcards"] for j in sampled), sampled
+    assert not rules(jobs) & TRAINING, rules(jobs)
+
+
 def test_changing_the_bootstrap_plans_no_training_sampling_or_scoring(smoke_run, tmp_path):
     jobs = plan(smoke_run, edited_config(tmp_path, lambda c: c["analysis"].update(bootstrap=50)))
     assert jobs and not rules(jobs) & (TRAINING | SAMPLING | SCORING | MODEL_ANALYSES), rules(jobs)

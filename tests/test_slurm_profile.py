@@ -82,9 +82,10 @@ def test_profile_reads_partition_and_account_from_the_environment(tmp_path):
         cwd=tmp_path, capture_output=True, text=True, env=env, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     jobs = _jobs_by_rule(proc.stdout + proc.stderr)
-    for rule in ("train_stage", "sample", "pretrain_base"):
+    for rule in ("train_stage", "sample", "pretrain_base", "base_metrics", "positional_js", "opening_intervention",
+                 "perplexity", "sample_routed"):
         assert {r["slurm_partition"] for r in jobs[rule]} == {"gpuq"}, rule
-    for rule in ("toy_corpus", "score", "base_metrics"):
+    for rule in ("toy_corpus", "score"):
         assert {r["slurm_partition"] for r in jobs[rule]} == {"cpuq"}, rule
     assert {r["slurm_account"] for rs in jobs.values() for r in rs} == {"proj1"}
 

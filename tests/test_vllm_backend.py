@@ -93,3 +93,43 @@ def test_token_id_prompts_are_continued_exactly(toy_dir, vllm_rows):
     _, model, tok = toy_dir
     ref = generate_hf(model, tok, forced_ids(tok), n=1, temperature=0, top_p=1.0, max_new_tokens=24, seed=0)
     assert [r["token_ids"] for r in vllm_rows[3]] == [r["token_ids"] for r in ref]
+
+
+def test_the_opening_intervention_runs_on_vllm_with_the_same_forced_openings(toy_dir, tmp_path):
+    """The analysis sends its forced openings as token-id requests to the configured backend:
+    on vLLM it forces the same openings as on the fast sampler, and every continuation starts
+    with its opening and has the same format."""
+    import json
+
+    import pandas as pd
+
+    from rlvr_support.analysis.opening_intervention import intervention_run
+    from rlvr_support.storage.atomic import write_parquet
+
+    d, _, tok = toy_dir
+    prompts = tmp_path / "math.jsonl"
+    with prompts.open("w") as f:
+        for i, q in enumerate(["12 + 7", "3 * 4 + 5", "8 + 9"]):
+            f.write(json.dumps({"id": f"math-eval-{i}", "task": "math", "prompt": f"Q : solve {q} . A :",
+                                "answer": "19", "instruction_id_list": [], "kwargs": [], "split": "eval"}) + "\n")
+    openings = [tok("step : 1", add_special_tokens=False)["input_ids"],
+                tok("answer : 2", add_special_tokens=False)["input_ids"]]
+    rows = [{"prompt_id": f"math-eval-{i}", "sample_idx": j, "token_ids": openings[j % 2] + [5],
+             "finish_reason": "length"} for i in range(3) for j in range(4)]
+    samples = tmp_path / "samples.parquet"
+    write_parquet(samples, pd.DataFrame(rows))
+    cfg = {"top": 2, "prompts": 3, "n": 2, "max_new_tokens": 6}
+    common = dict(m=3, cfg=cfg, scoring={"timeout_s": 1.0, "workers": 1, "reasoning": "none"}, seed=0)
+    runs = {}
+    for backend in ("fast", "vllm"):
+        sampling = {"backend": backend, "temperature": 1.0, "top_p": 1.0, "seed": 0, "prompt_batch": 4,
+                    "vllm": {"dtype": "float32", "entropy_topk": 20}}
+        runs[backend] = intervention_run({"base": str(d)}, {"base": str(samples)}, str(prompts),
+                                         sampling=sampling, **common)
+    fast, vl = runs["fast"], runs["vllm"]
+    assert list(fast.columns) == list(vl.columns)
+    assert set(fast["opening"]) == set(vl["opening"]) and len(set(vl["opening"])) == 2
+    assert len(fast) == len(vl) == 2 * 3 * 2  # openings x prompts x n
+    for df in (fast, vl):
+        for text, opening in zip(df["text"], df["opening_text"]):
+            assert text.startswith(opening)

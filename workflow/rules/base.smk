@@ -32,6 +32,11 @@ if not MODELS and config["base"]["kind"] == "pretrain":
 
 else:
 
+    # A local rule: the submit host has the network, compute nodes may not. The weights land in the
+    # Hugging Face cache (HF_HOME, on a file system the nodes share); jobs read them offline.
+    localrules:
+        base_model,
+
     rule base_model:
         output:
             f"{RESULTS}/checkpoints/base/manifest.json",
@@ -41,11 +46,7 @@ else:
             f"{RESULTS}/benchmarks/base/base_model.tsv"
         conda:
             get_conda_env("cpu")
-        threads: get_threads("cpu")
-        resources:
-            cpus_per_task=get_resource("cpu", "cpus_per_task"),
-            mem_mb=get_mem_mb("pretrain"),
-            runtime=get_runtime("pretrain"),
+        threads: 1
         params:
             cfg=get_base_cfg,
             code=get_code("models.base_models", "cli.data"),
@@ -56,7 +57,7 @@ else:
 rule base_metrics:
     input:
         model=f"{RESULTS}/checkpoints/base/manifest.json",
-        prompts=expand(f"{DATA}/prompts/{{task}}.jsonl", task=TASKS),
+        prompts=get_eval_prompt_files(),
     output:
         f"{RESULTS}/checkpoints/base/metrics.json",
     log:
@@ -64,16 +65,24 @@ rule base_metrics:
     benchmark:
         f"{RESULTS}/benchmarks/base/metrics.tsv"
     conda:
-        get_conda_env("cpu")
-    threads: get_threads("cpu")
+        get_conda_env("analyse")
+    threads: get_threads("analyse")
     resources:
-        cpus_per_task=get_resource("cpu", "cpus_per_task"),
-        mem_mb=get_mem_mb("cpu"),
-        runtime=get_runtime("cpu"),
+        gpu=get_gpus("analyse"),
+        nodes=get_resource("analyse", "nodes"),
+        tasks=get_resource("analyse", "tasks"),
+        tasks_per_gpu=0,  # else the SLURM plugin turns `tasks` into --ntasks-per-gpu
+        cpus_per_task=get_resource("analyse", "cpus_per_task"),
+        mem_mb=get_mem_mb("analyse"),
+        runtime=get_runtime("analyse"),
     params:
         prompts=get_task_prompt_args(),
-        max_new_tokens=get_max_new_tokens(),
+        sampling=get_base_metrics_sampling(),
+        scoring=get_scoring_cfg(),
+        gpus=get_gpus_per_node("analyse"),
+        dtype=get_analyse_dtype(),
         code=get_code("analysis.base_metrics", "cli.main"),
     shell:
         "python -m rlvr_support base-metrics --model {input.model} --prompts {params.prompts} "
-        "--max-new-tokens {params.max_new_tokens} --out {output} --threads {threads} > {log} 2>&1"
+        "--sampling {params.sampling:q} --scoring {params.scoring:q} --out {output} --threads {threads} "
+        "--gpus {params.gpus} --dtype {params.dtype} > {log} 2>&1"

@@ -26,7 +26,7 @@ rule sample:
         mem_mb=get_mem_mb("sample"),
         runtime=get_runtime("sample"),
     params:
-        cfg=get_sampling_cfg(),
+        cfg=get_sampling_cfg,
         code=get_code("sampling", "cli.main"),
         gpus=get_gpus_per_node("sample"),
         shard=get_shard,

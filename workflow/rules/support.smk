@@ -1,7 +1,8 @@
 # Support analyses (seeds 000 and 003): empirical support categories, entropies, position-wise
 # JS divergence, openings, the opening intervention, reference perplexity and the claims table.
 # Model-based jobs (positional_js, opening_intervention, perplexity) run on a subsample set in
-# config["analysis"]; everything else reads samples and scores only. Input functions: common.smk.
+# config["analysis"], on the GPUs, dtype and memory of `resources.analyse`; everything else reads
+# samples and scores only. Input functions: common.smk.
 
 
 localrules:
@@ -124,18 +125,25 @@ rule positional_js:
     benchmark:
         f"{RESULTS}/benchmarks/analyse/js/{{chain}}/seed{{seed}}.tsv"
     conda:
-        get_conda_env("cpu")
-    threads: 1
+        get_conda_env("analyse")
+    threads: get_threads("analyse")
     resources:
-        mem_mb=get_mem_mb("sample"),
-        runtime=get_runtime("sample"),
+        gpu=get_gpus("analyse"),
+        nodes=get_resource("analyse", "nodes"),
+        tasks=get_resource("analyse", "tasks"),
+        tasks_per_gpu=0,  # else the SLURM plugin turns `tasks` into --ntasks-per-gpu
+        cpus_per_task=get_resource("analyse", "cpus_per_task"),
+        mem_mb=get_mem_mb("analyse"),
+        runtime=get_runtime("analyse"),
     params:
         cfg=get_analysis_part("divergence", "seed"),
+        gpus=get_gpus_per_node("analyse"),
+        dtype=get_analyse_dtype(),
         code=get_code("analysis.positional_js", "analysis.markdown", "cli.support"),
     shell:
         "python -m rlvr_support positional-js --base-model {input.base_model} --model {input.model} --base-samples {input.base_samples} "
         "--samples {input.samples} --prompts {input.prompts} --cfg {params.cfg:q} --out {output} "
-        "--threads {threads} > {log} 2>&1"
+        "--threads {threads} --gpus {params.gpus} --dtype {params.dtype} > {log} 2>&1"
 
 
 rule js_table:
@@ -248,22 +256,29 @@ rule opening_intervention:
     benchmark:
         f"{RESULTS}/benchmarks/analyse/intervention/{{eval_set}}.tsv"
     conda:
-        get_conda_env("cpu")
-    threads: 1
+        get_conda_env("analyse")
+    threads: get_threads("analyse")
     resources:
-        mem_mb=get_mem_mb("sample"),
-        runtime=get_runtime("sample"),
+        gpu=get_gpus("analyse"),
+        nodes=get_resource("analyse", "nodes"),
+        tasks=get_resource("analyse", "tasks"),
+        tasks_per_gpu=0,  # else the SLURM plugin turns `tasks` into --ntasks-per-gpu
+        cpus_per_task=get_resource("analyse", "cpus_per_task"),
+        mem_mb=get_mem_mb("analyse"),
+        runtime=get_runtime("analyse"),
     params:
         models=get_intervention_labels("models"),
         samples=get_intervention_labels("samples"),
         cfg=get_analysis_part("intervention", "opening_tokens", "seed"),
         sampling=get_generation_cfg(),
         scoring=get_scoring_cfg(),
+        gpus=get_gpus_per_node("analyse"),
+        dtype=get_analyse_dtype(),
         code=get_code("analysis.opening_intervention", "analysis.markdown", "cli.support"),
     shell:
         "python -m rlvr_support opening-intervention --models {params.models} --samples {params.samples} --prompts {input.prompts} "
         "--cfg {params.cfg:q} --sampling {params.sampling:q} --scoring {params.scoring:q} --out {output} "
-        "--threads {threads} > {log} 2>&1"
+        "--threads {threads} --gpus {params.gpus} --dtype {params.dtype} > {log} 2>&1"
 
 
 rule intervention_table:
@@ -336,17 +351,24 @@ rule perplexity:
     benchmark:
         f"{RESULTS}/benchmarks/analyse/perplexity.tsv"
     conda:
-        get_conda_env("cpu")
-    threads: 1
+        get_conda_env("analyse")
+    threads: get_threads("analyse")
     resources:
-        mem_mb=get_mem_mb("sample"),
-        runtime=get_runtime("sample"),
+        gpu=get_gpus("analyse"),
+        nodes=get_resource("analyse", "nodes"),
+        tasks=get_resource("analyse", "tasks"),
+        tasks_per_gpu=0,  # else the SLURM plugin turns `tasks` into --ntasks-per-gpu
+        cpus_per_task=get_resource("analyse", "cpus_per_task"),
+        mem_mb=get_mem_mb("analyse"),
+        runtime=get_runtime("analyse"),
     params:
         cfg=get_analysis_part("perplexity", "seed"),
+        gpus=get_gpus_per_node("analyse"),
+        dtype=get_analyse_dtype(),
         code=get_code("analysis.perplexity", "analysis.markdown", "cli.support"),
     shell:
         "python -m rlvr_support perplexity --model {input.models} --prompts {input.prompts} --cfg {params.cfg:q} --out {output} "
-        "--threads {threads} > {log} 2>&1"
+        "--threads {threads} --gpus {params.gpus} --dtype {params.dtype} > {log} 2>&1"
 
 
 rule perplexity_table:

@@ -3,7 +3,8 @@
 Source: seeds/000, "opening intervention": which opening a response starts with causally
 changes math searchability, and RLVR mostly re-ranks openings the base already had.
 
-1. Openings (first m tokens) are counted in every model's samples of the eval set; each
+1. Openings (first m tokens) are counted in every model's samples of the eval set (those
+   that kept their token arrays, ``sampling.token_arrays``); each
    model's empirical distribution gets equal weight, and the ``top`` openings of that
    mixture are forced.
 2. For a seeded subset of ``prompts`` eval prompts, each model continues ``prompt + opening``
@@ -16,32 +17,41 @@ changes math searchability, and RLVR mostly re-ranks openings the base already h
    prompts).  ``rerank_only`` = sum_o P_model(o) success_base(o) / covered: the success the
    base's continuations would give under the model's choice of openings; rerank_only minus
    the base's decomposed success isolates the re-ranking of openings.
+
+The forced set and the prompt subset are drawn over the whole eval set; every table row is one
+benchmark (the prompt's ``source``), with P_model(o) and the measured success read from the
+model's own samples of that benchmark.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 
+from rlvr_support.config.benchmarks import prompt_benchmark
 from rlvr_support.storage.atomic import read_parquet
 from rlvr_support.metrics.bootstrap import bootstrap_ci, bootstrap_ci_grouped, paired_bootstrap_diff
 from rlvr_support.metrics.openings import opening_distribution, openings
-from rlvr_support.analysis.openings_table import key_str
-from rlvr_support.analysis.positional_js import choose_prompts
+from rlvr_support.analysis.benchmarks import benchmark_column, split_benchmarks, with_token_arrays
+from rlvr_support.analysis.openings_table import key_str, token_rows
+from rlvr_support.analysis.positional_js import choose_per_benchmark
 
 
 def top_openings(sample_tables: dict[str, pd.DataFrame], m: int, top: int) -> list[tuple[int, ...]]:
-    """The ``top`` openings of the equal-weight mixture of every model's opening distribution."""
+    """The ``top`` openings of the equal-weight mixture of every model's opening distribution
+    (read from the samples with token arrays)."""
     mix: dict[tuple, float] = {}
     for df in sample_tables.values():
-        dist = opening_distribution(openings(list(df["token_ids"]), m))
+        dist = opening_distribution(openings(list(with_token_arrays(df)["token_ids"]), m))
         for o, p in zip(dist["opening"], dist["prob"]):
             mix[o] = mix.get(o, 0.0) + p / len(sample_tables)
     return [o for o, _ in sorted(mix.items(), key=lambda kv: (-kv[1], key_str(kv[0])))[:top]]
 
 
 def intervention_run(models: dict[str, str], samples: dict[str, str], prompts_path: str, *, m: int, cfg: dict,
-                     sampling: dict, scoring: dict, seed: int, threads: int = 1) -> pd.DataFrame:
+                     sampling: dict, scoring: dict, seed: int, threads: int = 1, dtype: str = "auto") -> pd.DataFrame:
     """Forced-opening continuations of every model, scored: one row per continuation.
 
     Each model continues `prompt ids + opening ids` (token-exact forcing, whatever the tokenizer
@@ -57,13 +67,16 @@ def intervention_run(models: dict[str, str], samples: dict[str, str], prompts_pa
     from rlvr_support.scoring.score import load_prompts, score_samples
 
     torch.set_num_threads(threads)
+    eval_set = Path(prompts_path).stem  # the benchmark of prompts without a `source`
     tables = {label: read_parquet(p) for label, p in samples.items()}
+    for label, p in samples.items():
+        token_rows(tables[label], p, eval_set)
     forced = top_openings(tables, m, cfg["top"])
     prompts = load_prompts(prompts_path)
-    chosen = choose_prompts(tables["base"]["prompt_id"], cfg["prompts"], seed)
+    chosen = choose_per_benchmark(tables["base"], cfg["prompts"], seed, eval_set)
     frames = []
     for label, manifest in models.items():
-        policy = sampler(manifest, sampling)
+        policy = sampler(manifest, sampling, dtype=dtype)  # on the job's GPU when it has one
         tok = policy.tokenizer
         ids = prompt_ids(tok, render(tok, [prompts[p]["prompt"] for p in chosen], prompt_format(manifest)))
         requests = [Request([i + list(o) for i in ids], n=cfg["n"], temperature=sampling["temperature"],
@@ -74,6 +87,7 @@ def intervention_run(models: dict[str, str], samples: dict[str, str], prompts_pa
             text_o = tok.decode(list(o), skip_special_tokens=True)
             df = pd.DataFrame({
                 "prompt_id": [chosen[r["prompt_index"]] for r in rows],
+                "benchmark": [prompt_benchmark(prompts[chosen[r["prompt_index"]]]) for r in rows],
                 "sample_idx": [r["sample_idx"] for r in rows],
                 "text": [tok.decode(list(o) + list(r["token_ids"]), skip_special_tokens=True) for r in rows],
             })
@@ -98,9 +112,38 @@ def _label_parts(label: str) -> tuple[str, int | None]:
 
 def intervention_tables(run: pd.DataFrame, samples: dict[str, str], scores: dict[str, str], *, m: int,
                         n_boot: int, ci: float, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(success per model and forced opening, decomposition per model)."""
+    """(success per model, benchmark and forced opening;  decomposition per model and benchmark).
+
+    A benchmark's rows use the run's continuations of its prompts and each model's own samples of
+    it: opening frequencies from the samples with token arrays, measured success from every sample.
+    Runs without a `benchmark` column are one benchmark named like the eval set (the samples' file name).
+    """
+    eval_set = Path(next(iter(samples.values()))).stem
+    files: dict[str, pd.DataFrame] = {}
+
+    def own(label: str, bench: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+        """(the model's samples of `bench` merged with their rewards, those with token arrays)."""
+        if label not in files:
+            sc = read_parquet(scores[label])
+            files[label] = read_parquet(samples[label]).merge(sc[["prompt_id", "sample_idx", "reward"]],
+                                                              on=["prompt_id", "sample_idx"])
+        df = files[label]
+        df = df[benchmark_column(df, eval_set) == bench]
+        return df, token_rows(df, f"{samples[label]} [{bench}]", eval_set)
+
+    per, dec = [], []
+    for bench, part in split_benchmarks(run, eval_set).items():
+        p, d = _benchmark_tables(part, bench, eval_set, own, m=m, n_boot=n_boot, ci=ci, seed=seed)
+        per.append(p)
+        dec.append(d)
+    return pd.concat(per, ignore_index=True), pd.concat(dec, ignore_index=True)
+
+
+def _benchmark_tables(run: pd.DataFrame, bench: str, eval_set: str, own, *, m: int, n_boot: int, ci: float,
+                      seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
     forced = list(dict.fromkeys(run["opening"]))
     prompts = sorted(run["prompt_id"].unique())
+    where = {"eval_set": eval_set, "benchmark": bench}
     # per model: (P_int, O) per-prompt success after each forced opening
     succ: dict[str, np.ndarray] = {}
     rows = []
@@ -108,18 +151,18 @@ def intervention_tables(run: pd.DataFrame, samples: dict[str, str], scores: dict
         mat = (g.groupby(["prompt_id", "opening"])["reward"].mean().unstack("opening")
                .reindex(index=prompts, columns=forced).to_numpy(float))
         succ[label] = mat
-        own = read_parquet(samples[label])
-        dist = opening_distribution([key_str(k) for k in openings(list(own["token_ids"]), m)]).set_index("opening")
+        _, tok = own(label, bench)
+        dist = opening_distribution([key_str(k) for k in openings(list(tok["token_ids"]), m)]).set_index("opening")
         chain, s = _label_parts(label)
         for j, o in enumerate(forced):
             point, low, high = bootstrap_ci(mat[:, j], n_boot=n_boot, ci=ci, seed=seed)
-            rows.append({"model": label, "chain": chain, "seed": s, "opening": o,
+            rows.append({"model": label, "chain": chain, "seed": s, **where, "opening": o,
                          "opening_text": g.loc[g["opening"] == o, "opening_text"].iloc[0],
                          "p_model": float(dist["prob"].get(o, 0.0)), "rank_model": dist["rank"].get(o, np.nan),
                          "success": point, "success_lo": low, "success_hi": high, "n_prompts": len(prompts)})
     per_opening = pd.DataFrame(rows)
     if "base" not in succ:
-        raise ValueError("the intervention run has no base model rows")
+        raise ValueError(f"the intervention run has no base model rows for benchmark {bench!r}")
     weights = {label: per_opening[per_opening["model"] == label].set_index("opening")["p_model"].reindex(forced).to_numpy()
                for label in succ}
     dec, gains = [], {}
@@ -127,14 +170,14 @@ def intervention_tables(run: pd.DataFrame, samples: dict[str, str], scores: dict
         w = weights[label]
         covered = float(w.sum())
         chain, s = _label_parts(label)
-        row = {"model": label, "chain": chain, "seed": s, "n_openings": len(forced), "covered": covered}
-        sc = read_parquet(scores[label])
-        own = read_parquet(samples[label]).merge(sc[["prompt_id", "sample_idx", "reward"]], on=["prompt_id", "sample_idx"])
-        own = own[own["prompt_id"].isin(prompts)]
-        keys = np.array([key_str(k) for k in openings(list(own["token_ids"]), m)], dtype=object)
-        row["measured"] = float(own["reward"].mean())
+        row = {"model": label, "chain": chain, "seed": s, **where, "n_openings": len(forced), "covered": covered}
+        every, tok = own(label, bench)
+        every = every[every["prompt_id"].isin(prompts)]
+        tok = tok[tok["prompt_id"].isin(prompts)]
+        keys = np.array([key_str(k) for k in openings(list(tok["token_ids"]), m)], dtype=object)
+        row["measured"] = float(every["reward"].mean())
         on = np.isin(keys, forced)
-        row["measured_on_covered"] = float(own["reward"][on].mean()) if on.any() else np.nan
+        row["measured_on_covered"] = float(tok["reward"][on].mean()) if on.any() else np.nan
         if covered > 0:
             wn = w / covered
             per_prompt = np.nan_to_num(mat) @ wn
@@ -150,6 +193,8 @@ def intervention_tables(run: pd.DataFrame, samples: dict[str, str], scores: dict
     for chain, per_seed in gains.items():  # seeds pooled: CI over prompts and seeds
         if chain != "base" and len(per_seed) > 1:
             p, lo, hi, _ = bootstrap_ci_grouped(per_seed, n_boot=n_boot, ci=ci, seed=seed)
-            dec.append({"model": f"{chain}/pooled", "chain": chain, "seed": None, "n_openings": len(forced),
+            dec.append({"model": f"{chain}/pooled", "chain": chain, "seed": None, **where, "n_openings": len(forced),
                         "rerank_gain": p, "rerank_gain_lo": lo, "rerank_gain_hi": hi})
-    return per_opening, pd.DataFrame(dec)
+    dec = pd.DataFrame(dec)
+    dec["seed"] = dec["seed"].astype("Int64")  # an RL seed, blank for the base and pooled rows (not 0.000000)
+    return per_opening, dec

@@ -24,24 +24,26 @@ def response_logprobs(model, prompt_ids: list[list[int]], resp_ids: list[list[in
     """``(logprobs (B, T, V), mask (B, T))`` for response positions 0..len(resp)-1 of each sequence.
 
     Right padding: positions of real tokens keep their default position ids, so the result
-    equals an unpadded forward pass.  T is the longest response in the batch.
+    equals an unpadded forward pass.  T is the longest response in the batch.  Everything
+    stays on the model's device (a GPU job moves only what it reports to the CPU).
     """
     if len(prompt_ids) != len(resp_ids) or not resp_ids:
         raise ValueError("need one response per prompt and at least one sequence")
     seqs = [p + r[:-1] for p, r in zip(prompt_ids, resp_ids)]  # the last target needs no input
     width = max(len(s) for s in seqs)
+    device = next(model.parameters()).device
     inp = torch.full((len(seqs), width), pad_id, dtype=torch.long)
     att = torch.zeros((len(seqs), width), dtype=torch.long)
     for i, s in enumerate(seqs):
         inp[i, :len(s)] = torch.tensor(s, dtype=torch.long)
         att[i, :len(s)] = 1
-    logits = model(input_ids=inp, attention_mask=att).logits.float()
+    logits = model(input_ids=inp.to(device), attention_mask=att.to(device)).logits
     T = max(len(r) for r in resp_ids)
-    out = torch.full((len(seqs), T, logits.shape[-1]), float("nan"))
-    mask = torch.zeros((len(seqs), T), dtype=torch.bool)
+    out = torch.full((len(seqs), T, logits.shape[-1]), float("nan"), device=device)
+    mask = torch.zeros((len(seqs), T), dtype=torch.bool, device=device)
     for i, (p, r) in enumerate(zip(prompt_ids, resp_ids)):
         start = len(p) - 1  # the logits at the prompt's last token predict response token 0
-        out[i, :len(r)] = torch.log_softmax(logits[i, start:start + len(r)], dim=-1)
+        out[i, :len(r)] = torch.log_softmax(logits[i, start:start + len(r)].float(), dim=-1)  # fp32 even for bf16 weights
         mask[i, :len(r)] = True
     out[~mask] = 0.0  # padded positions: a harmless placeholder, masked everywhere downstream
     return out, mask

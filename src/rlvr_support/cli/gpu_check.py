@@ -12,6 +12,11 @@ model-loading time excluded:
   pretrain: non-padding tokens seen per second (pretrain.py's own tokens_per_second);
   grpo:     completion tokens generated per second of training (steps x group x mean length / s);
   sample:   sampled tokens per second.
+Then every model-based analysis as the study runs it (resources.analyse: on the GPU in bfloat16,
+generation through vLLM where it is installed, else `auto`; on the CPU the fast sampler):
+teacher-forced JS (tokens through both models), the opening intervention (continuations),
+reference perplexity (tokens) and base metrics (responses), each with its rate and, on the GPU,
+its peak GPU memory (torch.cuda.max_memory_allocated; vLLM's own memory is not in it).
 It reports the GPU/CPU ratio of each. Without a GPU it says so and reports the CPU leg only.
 The step counts are small, so GPU warm-up (CUDA context, kernel selection) is part of the GPU
 numbers: the ratios are a sanity check that the GPU path works and pays, not a benchmark.
@@ -37,6 +42,7 @@ import yaml
 from rlvr_support.storage.atomic import write_text
 
 REPO = Path(__file__).resolve().parents[3]
+ANALYSES = ("analysis_js", "analysis_intervention", "analysis_perplexity", "analysis_base_metrics")
 
 # (full, quick) sizes; the model size of `full` is the default config's, so the ratio is the toy study's.
 SIZES = {
@@ -153,7 +159,92 @@ def leg(p: dict, work: Path, threads: int) -> dict:
         stage("sample", lambda: do_sample("hf"))  # the same code on both devices
         if device == "cpu":  # what the CPU study really uses: the fast sampler (`backend: auto`)
             stage("sample_fast", lambda: do_sample("fast"))
+        if "error" not in result["sample"]:
+            for name, fn in analysis_stages(p, work, out, device, threads).items():
+                stage(name, fn)
     return result
+
+
+def analysis_backend(device: str) -> str:
+    """The backend the study's analyses use on this device: vLLM on a GPU where it is installed, else auto."""
+    if device == "cuda":
+        try:
+            import vllm  # noqa: F401
+
+            return "vllm"
+        except ImportError:
+            return "auto"
+    return "auto"
+
+
+def analysis_stages(p: dict, work: Path, out: Path, device: str, threads: int) -> dict:
+    """The model-based analyses as the study runs them (resources.analyse: GPUs, dtype auto =
+    bfloat16 on a GPU), each timed with its rate in the unit it works in and the peak GPU memory."""
+    import torch
+
+    from rlvr_support.analysis.base_metrics import base_metrics
+    from rlvr_support.analysis.opening_intervention import intervention_run
+    from rlvr_support.analysis.perplexity import perplexity_run
+    from rlvr_support.analysis.positional_js import positional_js_runs
+    from rlvr_support.sampling.jobs import sample_checkpoint
+    from rlvr_support.storage.atomic import read_parquet
+
+    gpus = 1 if device == "cuda" else 0
+    prompts = str(work / "prompts" / "math.jsonl")
+    base, ckpt = out / "base" / "manifest.json", out / "math" / "manifest.json"
+    ckpt = ckpt if ckpt.exists() else base
+    samples = {"ckpt": out / "samples_hf.parquet", "base": out / "samples_base.parquet"}
+    sampling = dict(p["sampling"], backend=analysis_backend(device))
+    scoring = {"timeout_s": 1.0, "workers": 1, "reasoning": "none"}
+    m = 3
+
+    def timed(fn, unit):
+        if device == "cuda":
+            torch.cuda.synchronize()
+            torch.cuda.reset_peak_memory_stats()
+        t0 = time.time()
+        amount = fn()
+        if device == "cuda":
+            torch.cuda.synchronize()
+        seconds = time.time() - t0
+        r = {"unit": unit, "amount": amount, "seconds": round(seconds, 2),
+             "tokens_per_s" if unit == "tokens" else "per_s": round(amount / max(seconds, 1e-9), 1)}
+        if device == "cuda":
+            r["peak_gpu_mb"] = round(torch.cuda.max_memory_allocated() / 2**20, 1)
+        return r
+
+    def js():
+        if not samples["base"].exists():
+            sample_checkpoint(str(base), prompts, str(samples["base"]), dict(p["sampling"], backend="hf"),
+                              job=f"gpu_check/{device}/base", threads=threads)
+        cfg = {"prompts": p["sample_prompts"], "samples_per_prompt": 2, "max_positions": 48, "batch": 16}
+        (df,) = positional_js_runs(str(base), str(ckpt), [(str(samples["base"]), str(samples["ckpt"]), prompts)],
+                                   cfg, seed=0, threads=threads, gpus=gpus)
+        return 2 * len(df)  # teacher-forced tokens, through both models
+
+    def intervention():
+        if not samples["base"].exists():
+            js()
+        df = intervention_run({"base": str(base), "math": str(ckpt)},
+                              {"base": str(samples["base"]), "math": str(samples["ckpt"])}, prompts, m=m,
+                              cfg={"top": 2, "prompts": p["sample_prompts"], "n": 2, "max_new_tokens": 24},
+                              sampling=sampling, scoring=scoring, seed=0, threads=threads)
+        return len(df)
+
+    def perplexity():
+        df = perplexity_run(str(ckpt), prompts, count=p["sample_prompts"], seed=0, batch=16, threads=threads,
+                            gpus=gpus)
+        return int(df["n_tokens"].sum())
+
+    def metrics():
+        r = base_metrics(str(base), {"math": prompts}, sampling=dict(sampling, max_new_tokens=24), scoring=scoring,
+                         threads=threads, gpus=gpus)
+        return r["math"]["n_prompts"] * 5  # one greedy and four sampled responses per prompt
+
+    return {"analysis_js": lambda: timed(js, "tokens"),
+            "analysis_intervention": lambda: timed(intervention, "continuations"),
+            "analysis_perplexity": lambda: timed(perplexity, "tokens"),
+            "analysis_base_metrics": lambda: timed(metrics, "responses")}
 
 
 def _run_leg(p: dict, work: Path, gpu: bool, threads: int, timeout: int) -> dict:
@@ -220,6 +311,10 @@ def check(config: Path, quick: bool, work: Path, threads: int, timeout: int) -> 
         report["ratio_gpu_over_cpu"] = {
             st: round(g[st]["tokens_per_s"] / max(c[st]["tokens_per_s"], 1e-9), 2)
             for st in ("pretrain", "grpo", "sample") if ok(g, st) and ok(c, st)}
+        for st in ANALYSES:  # the model-based analyses: GPU rate over the CPU path's (auto: the fast sampler)
+            rate = lambda leg: leg.get(st, {}).get("tokens_per_s", leg.get(st, {}).get("per_s"))  # noqa: E731
+            if rate(g) and rate(c):
+                report["ratio_gpu_over_cpu"][st] = round(rate(g) / max(rate(c), 1e-9), 2)
         if ok(g, "sample") and ok(c, "sample_fast"):  # the GPU against the CPU path the study really takes
             report["ratio_gpu_over_cpu"]["sample_vs_cpu_fast"] = round(
                 g["sample"]["tokens_per_s"] / max(c["sample_fast"]["tokens_per_s"], 1e-9), 2)
@@ -234,13 +329,17 @@ def format_report(r: dict) -> str:
     env = r["environment"]
     lines = [f"torch {env['torch']} (CUDA {env['torch_cuda']}), {env['cpu_count']} CPUs, "
              f"{env['gpus']} GPU(s){': ' + ', '.join(env['gpu_names']) if env['gpus'] else ''}",
-             f"{'stage':10s} {'CPU tok/s':>12s} {'GPU tok/s':>12s} {'GPU/CPU':>9s}"]
-    for stage in ("pretrain", "grpo", "sample", "sample_fast"):
-        cpu = r["legs"].get("cpu", {}).get(stage, {}).get("tokens_per_s")
-        gpu = r["legs"].get("gpu", {}).get(stage, {}).get("tokens_per_s")
+             f"{'stage':22s} {'CPU rate':>12s} {'GPU rate':>12s} {'GPU/CPU':>9s}"]
+    for stage in ("pretrain", "grpo", "sample", "sample_fast", *ANALYSES):
+        def rate(leg):
+            v = r["legs"].get(leg, {}).get(stage, {})
+            return v.get("tokens_per_s", v.get("per_s"))
+        cpu, gpu = rate("cpu"), rate("gpu")
         ratio = r.get("ratio_gpu_over_cpu", {}).get(stage)
-        lines.append(f"{stage:10s} {cpu if cpu is not None else '-':>12} {gpu if gpu is not None else '-':>12} "
-                     f"{ratio if ratio is not None else '-':>9}")
+        peak = r["legs"].get("gpu", {}).get(stage, {}).get("peak_gpu_mb")
+        unit = r["legs"].get("cpu", {}).get(stage, {}).get("unit", "tokens")
+        lines.append(f"{stage:22s} {cpu if cpu is not None else '-':>12} {gpu if gpu is not None else '-':>12} "
+                     f"{ratio if ratio is not None else '-':>9}  {unit}/s" + (f", peak GPU {peak} MB" if peak else ""))
     for name, leg in r["legs"].items():
         for stage, v in leg.items():
             if isinstance(v, dict) and "error" in v:

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rlvr_support.cli.args import json_arg as _json
+from rlvr_support.cli.args import add_device_args, json_arg as _json
+from rlvr_support.models.devices import require_gpus
 
 
 
@@ -42,7 +43,7 @@ def cmd_support_table(a):
     from rlvr_support.storage.atomic import write_text
 
     write_text(a.out_per_prompt, per_prompt.to_csv(index=False))
-    print(summary[["chain", "eval_set", "relation", "P", "S", "E", "O", "SRR", "NDR", "NSCR"]].to_string())
+    print(summary[["chain", "eval_set", "benchmark", "relation", "P", "S", "E", "O", "SRR", "NDR", "NSCR"]].to_string())
 
 
 def cmd_figure_support(a):
@@ -54,14 +55,18 @@ def cmd_figure_support(a):
 
 
 def cmd_entropy_table(a):
-    from rlvr_support.analysis.entropy_table import entropy_table
+    from rlvr_support.analysis.entropy_table import entropy_markdown, entropy_table
     from rlvr_support.analysis.runs import parse_files
+    from rlvr_support.storage.atomic import write_text
 
     c = a.cfg
     t = entropy_table(parse_files(a.samples, a.samples_root), parse_files(a.scores, a.scores_root),
                       n_boot=c["bootstrap"], ci=c["ci"], seed=c["seed"])
-    _write_table(t, a.out)
-    print(t[["chain", "eval_set", "metric", "mean", "diff", "diff_lo", "diff_hi"]].to_string())
+    write_text(a.out, t.to_csv(index=False, float_format="%.6f"))
+    md = entropy_markdown(t)
+    write_text(Path(a.out).with_suffix(".md"), md)
+    print(t[["chain", "eval_set", "benchmark", "metric", "mean", "diff", "diff_lo", "diff_hi"]].to_string())
+    print(md.rstrip().splitlines()[-1])
 
 
 def cmd_figure_entropy(a):
@@ -80,8 +85,10 @@ def cmd_positional_js(a):
     lists = (a.base_samples, a.samples, a.prompts, a.out)
     if len({len(x) for x in lists}) != 1:
         raise ValueError("positional-js: give as many --base-samples, --samples, --prompts and --out as eval sets")
+    require_gpus(a.gpus)
     frames = positional_js_runs(a.base_model, a.model, list(zip(a.base_samples, a.samples, a.prompts)),
-                                a.cfg["divergence"], seed=a.cfg["seed"], threads=a.threads)
+                                a.cfg["divergence"], seed=a.cfg["seed"], threads=a.threads, gpus=a.gpus,
+                                dtype=a.dtype)
     for out, df in zip(a.out, frames):
         write_parquet(out, df)
         print(out)
@@ -98,7 +105,8 @@ def cmd_js_table(a):
                            ci=c["ci"], seed=c["seed"])
     write_text(a.out_positions, pos.to_csv(index=False, float_format="%.6f"))
     _write_table(share, a.out)
-    print(share[["chain", "eval_set", "source", "share_first_m", "uniform_share", "early_minus_late"]].to_string())
+    print(share[["chain", "eval_set", "benchmark", "source", "share_first_m", "uniform_share",
+                 "early_minus_late"]].to_string())
 
 
 def cmd_figure_js(a):
@@ -143,9 +151,10 @@ def cmd_opening_intervention(a):
     from rlvr_support.analysis.opening_intervention import intervention_run
     from rlvr_support.storage.atomic import write_parquet
 
+    require_gpus(a.gpus)
     df = intervention_run(_pairs(a.models, "models"), _pairs(a.samples, "samples"), a.prompts,
                           m=a.cfg["opening_tokens"], cfg=a.cfg["intervention"], sampling=a.sampling,
-                          scoring=a.scoring, seed=a.cfg["seed"], threads=a.threads)
+                          scoring=a.scoring, seed=a.cfg["seed"], threads=a.threads, dtype=a.dtype)
     write_parquet(a.out, df)
 
 
@@ -173,12 +182,13 @@ def cmd_perplexity(a):
     from rlvr_support.analysis.perplexity import perplexity_run
     from rlvr_support.storage.atomic import write_parquet
 
+    require_gpus(a.gpus)
     c = a.cfg["perplexity"]
     if len(a.model) != len(a.out):
         raise ValueError(f"perplexity: {len(a.model)} --model but {len(a.out)} --out (one output per model)")
     for model, out in zip(a.model, a.out):  # every checkpoint in one process
         df = perplexity_run(model, a.prompts, count=c["prompts"], seed=a.cfg["seed"], batch=c["batch"],
-                            threads=a.threads)
+                            threads=a.threads, gpus=a.gpus, dtype=a.dtype)
         write_parquet(out, df)
         print(out)
         print(df.groupby("style")[["nll", "n_tokens"]].sum().to_string())
@@ -190,8 +200,12 @@ def cmd_perplexity_table(a):
     from rlvr_support.storage.atomic import read_parquet
 
     c = a.cfg
-    runs = {f.checkpoint: read_parquet(f.path) for f in parse_files(a.runs, a.runs_root)}
-    t = perplexity_table(runs, n_boot=c["bootstrap"], ci=c["ci"], seed=c["seed"])
+    files = parse_files(a.runs, a.runs_root)
+    eval_sets = {f.eval_set for f in files}
+    if len(eval_sets) != 1:
+        raise ValueError(f"perplexity-table: runs of one eval set expected, got {sorted(eval_sets)}")
+    runs = {f.checkpoint: read_parquet(f.path) for f in files}
+    t = perplexity_table(runs, n_boot=c["bootstrap"], ci=c["ci"], seed=c["seed"], eval_set=eval_sets.pop())
     _write_table(t, a.out)
     print(t.to_string())
 
@@ -269,6 +283,7 @@ def register(verb) -> None:
     s.add_argument("--out", nargs="+", required=True,
                    help="Parquet per eval set: source, prompt_id, sample_idx, position, js")
     s.add_argument("--threads", type=int, default=1)
+    add_device_args(s)
 
     s = verb("js-table", cmd_js_table, "JS curves with CIs and the share of divergence in the first m tokens.")
     s.add_argument("--runs", nargs="+", required=True)
@@ -307,6 +322,7 @@ def register(verb) -> None:
     s.add_argument("--scoring", type=_json, required=True, help="the config's `scoring` section as JSON")
     s.add_argument("--out", required=True)
     s.add_argument("--threads", type=int, default=1)
+    add_device_args(s)
 
     s = verb("intervention-table", cmd_intervention_table,
              "Success per forced opening and the decomposition sum_o P(o) success(o) per model.")
@@ -328,6 +344,7 @@ def register(verb) -> None:
     s.add_argument("--cfg", type=_json, required=True, help=cfg_help)
     s.add_argument("--out", nargs="+", required=True, help="one Parquet per --model, in the same order")
     s.add_argument("--threads", type=int, default=1)
+    add_device_args(s)
 
     s = verb("perplexity-table", cmd_perplexity_table, "Perplexity of reference solutions per chain and style.")
     s.add_argument("--runs", nargs="+", required=True)

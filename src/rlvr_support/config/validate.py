@@ -11,6 +11,7 @@ from pathlib import Path
 import jsonschema
 import yaml
 
+from rlvr_support.config.benchmarks import eval_benchmarks
 from rlvr_support.config.chains import parent_chain, parse_chain
 
 SCHEMA = Path(__file__).resolve().parents[3] / "workflow" / "schemas" / "config.schema.yaml"
@@ -114,6 +115,17 @@ def _check_semantics(config: dict) -> None:
     s = config["sampling"]
     if s["temperature"] == 0 and s["n"] != 1:
         raise ConfigError("sampling.n: greedy decoding (temperature 0) needs n: 1")
+    known = {b for names in eval_benchmarks(config).values() for b in names}
+    for bench, own in (s.get("benchmarks") or {}).items():
+        if bench not in known:
+            raise ConfigError(f"sampling.benchmarks.{bench}: no eval source of the study's eval sets is named "
+                              f"{bench!r} (benchmarks: {', '.join(sorted(known))})")
+        if own.get("temperature", s["temperature"]) == 0 and own.get("n", s["n"]) != 1:
+            raise ConfigError(f"sampling.benchmarks.{bench}.n: greedy decoding (temperature 0) needs n: 1")
+    js = config["analysis"].get("divergence", {})
+    if s.get("token_arrays") is not None and js.get("eval_sets") and js["samples_per_prompt"] > s["token_arrays"]:
+        raise ConfigError(f"analysis.divergence.samples_per_prompt: {js['samples_per_prompt']} samples per prompt "
+                          f"need their token arrays, but sampling.token_arrays keeps {s['token_arrays']}")
 
 
 def load_config(path: str | Path) -> dict:

@@ -58,6 +58,8 @@ def hf_base(cfg: dict) -> dict:
     config = json.loads((model_dir / "config.json").read_text())
     return {"model_dir": str(model_dir), "chain": "base", "kind": "hf", "path": cfg["path"],
             "revision": cfg.get("revision"), "prompt_format": cfg.get("prompt_format", "raw"),
+            # a hub snapshot's folder is named by the commit it holds: the exact weights, whatever the revision said
+            "commit": model_dir.name if model_dir.parent.name == "snapshots" else None,
             "config": config, "sha256": _weights_checksums(model_dir)}
 
 

@@ -47,3 +47,24 @@ def require_gpus(n: int) -> int:
 def torch_device() -> str:
     """'cuda' when a GPU is visible, else 'cpu': the toy study stays on CPU wherever it runs without GPUs."""
     return "cuda" if visible_gpu_count() > 0 else "cpu"
+
+
+def model_devices(gpus: int, models: int) -> list[str]:
+    """A device per model of an analysis job: `cpu` for a job without GPUs; else model i on GPU
+    i mod gpus, so two 8B models share one 80-141 GB GPU (2 x 16 GB of bf16 weights plus one
+    batch of activations) or take one GPU each where the job asked for two."""
+    if gpus == 0:
+        return ["cpu"] * models
+    return [f"cuda:{i % gpus}" for i in range(models)]
+
+
+def weights_dtype(name: str, device: str):
+    """The torch dtype an analysis loads weights in: `auto` = bfloat16 on a GPU, float32 on CPU."""
+    import torch
+
+    if name == "auto":
+        return torch.bfloat16 if str(device).startswith("cuda") else torch.float32
+    dtypes = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
+    if name not in dtypes:
+        raise ValueError(f"resources.analyse.dtype: {name!r} is not one of auto, {', '.join(dtypes)}")
+    return dtypes[name]

@@ -39,8 +39,9 @@ def checkpoint_dir(manifest_path: str | Path) -> Path:
     return model_dir
 
 
-def load_policy(manifest_or_dir: str | Path, dtype=torch.float32):
-    """(model, tokenizer) from a manifest file or a model directory, in eval mode, left padding."""
+def load_policy(manifest_or_dir: str | Path, dtype=torch.float32, device: str | None = None):
+    """(model, tokenizer) from a manifest file or a model directory, in eval mode, left padding;
+    on `device` (default: where transformers puts it, the CPU)."""
     p = Path(manifest_or_dir)
     model_dir = checkpoint_dir(p) if p.suffix == ".json" else p
     from safetensors import SafetensorError
@@ -53,5 +54,7 @@ def load_policy(manifest_or_dir: str | Path, dtype=torch.float32):
     tok.padding_side = "left"
     if tok.pad_token is None:
         tok.pad_token = tok.eos_token
+    if device is not None:
+        model.to(device)
     model.eval()
     return model, tok

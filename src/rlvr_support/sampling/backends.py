@@ -30,7 +30,9 @@ VLLM_DEFAULTS = {"tensor_parallel_size": 1, "dtype": "auto", "entropy_topk": 20}
 @dataclass(frozen=True)
 class Request:
     """n samples for each of `prompts` with one seed; `prompt_offset` is the first prompt's
-    index in the whole eval set (vLLM seeds each prompt by it, so shards agree)."""
+    index in the whole eval set (vLLM seeds each prompt by it, so shards agree). Samples from
+    `token_arrays` on come back without per-token log-probs and entropies (their token ids
+    stay, for the text), which keeps thousands of samples per prompt in memory."""
 
     prompts: Sequence[Prompt]
     n: int
@@ -39,6 +41,7 @@ class Request:
     max_new_tokens: int
     seed: int
     prompt_offset: int = 0
+    token_arrays: int | None = None  # samples 0..K-1 of a prompt keep log-probs and entropies; None: all
 
 
 def choose_backend(backend: str, model) -> str:
@@ -54,7 +57,7 @@ class Sampler:
     """A checkpoint (manifest or model directory) ready to sample with `backend`."""
 
     def __init__(self, model_path: str | Path, backend: str = "auto", *, prompt_batch: int = 16,
-                 vllm: dict | None = None, device=None):
+                 vllm: dict | None = None, device=None, dtype: str = "float32"):
         if backend not in BACKENDS:
             raise ValueError(f"sampling.backend {backend!r} is not one of {BACKENDS}")
         self.model_path, self.prompt_batch = str(model_path), prompt_batch
@@ -69,12 +72,12 @@ class Sampler:
             self.vllm = {**VLLM_DEFAULTS, **(vllm or {})}
             self.backend = "vllm"
             return
-        from rlvr_support.models.devices import torch_device
+        from rlvr_support.models.devices import torch_device, weights_dtype
         from rlvr_support.models.loading import load_policy
 
-        self.model, self.tokenizer = load_policy(model_path)
         # a GPU job samples on its GPU (`auto` then picks generate over the CPU sampler)
-        self.model.to(device if device is not None else torch_device())
+        device = device if device is not None else torch_device()
+        self.model, self.tokenizer = load_policy(model_path, weights_dtype(dtype, device), device)
         self.backend = choose_backend(backend, self.model)
 
     @classmethod
@@ -98,8 +101,9 @@ class Sampler:
         from rlvr_support.sampling.hf import generate_hf
 
         generate = generate_fast if self.backend == "fast" else generate_hf
-        return [generate(self.model, self.tokenizer, list(r.prompts), n=r.n, temperature=r.temperature,
-                         top_p=r.top_p, max_new_tokens=r.max_new_tokens, seed=r.seed, prompt_batch=self.prompt_batch)
+        return [drop_token_arrays(generate(self.model, self.tokenizer, list(r.prompts), n=r.n, temperature=r.temperature,
+                                           top_p=r.top_p, max_new_tokens=r.max_new_tokens, seed=r.seed,
+                                           prompt_batch=self.prompt_batch), r.token_arrays)
                 for r in requests]
 
     def _generate_vllm(self, requests: list[Request]) -> list[list[dict]]:
@@ -107,7 +111,8 @@ class Sampler:
 
         calls = [dict(model_dir=self.model_dir, prompt_token_ids=prompt_ids(self.tokenizer, r.prompts), n=r.n,
                       temperature=r.temperature, top_p=r.top_p, max_new_tokens=r.max_new_tokens, seed=r.seed,
-                      prompt_offset=r.prompt_offset, eos_token_id=self.tokenizer.eos_token_id, **self.vllm)
+                      prompt_offset=r.prompt_offset, token_arrays=r.token_arrays,
+                      eos_token_id=self.tokenizer.eos_token_id, **self.vllm)
                  for r in requests]
         try:
             import vllm  # noqa: F401
@@ -120,3 +125,12 @@ class Sampler:
             for r in rows:
                 r["text"] = self.tokenizer.decode(r["token_ids"], skip_special_tokens=True)
         return results
+
+
+def drop_token_arrays(rows: list[dict], keep: int | None) -> list[dict]:
+    """Rows with the log-probs and entropies of samples `keep`, `keep`+1, ... emptied (None: all kept)."""
+    if keep is not None:
+        for r in rows:
+            if r["sample_idx"] >= keep:
+                r["token_logprobs"], r["token_entropies"] = [], []
+    return rows

@@ -39,7 +39,9 @@ SUPPORTED_TYPES = ("llama", "qwen2")
 
 def fast_supported(model) -> str | None:
     """None if `fast_generate` can run `model`, else why not (the caller falls back to `generate`)."""
-    cfg = model.config
+    cfg = getattr(model, "config", None)
+    if cfg is None:
+        return "not a transformers model (no config)"
     if cfg.model_type not in SUPPORTED_TYPES:
         return f"model_type {cfg.model_type!r} is not one of {SUPPORTED_TYPES}"
     if next(model.parameters()).device.type != "cpu":

@@ -14,13 +14,15 @@ import zlib
 import pandas as pd
 import torch
 
+from rlvr_support.config.benchmarks import prompt_benchmark
+from rlvr_support.config.defaults import benchmark_sampling
 from rlvr_support.models.prompting import prompt_format, render
 from rlvr_support.sampling.backends import Request, Sampler
 from rlvr_support.sampling.routed import generate_routed
 from rlvr_support.storage.atomic import read_jsonl, write_parquet
 
-SAMPLE_COLUMNS = ["prompt_id", "sample_idx", "text", "n_tokens", "finish_reason", "token_ids",
-                  "token_logprobs", "token_entropies"]
+SAMPLE_COLUMNS = ["prompt_id", "benchmark", "sample_idx", "text", "n_tokens", "finish_reason", "has_token_arrays",
+                  "token_ids", "token_logprobs", "token_entropies", "entropy_topk"]
 
 
 def job_seed(base_seed: int, *parts: str) -> int:
@@ -43,37 +45,88 @@ def shard_prompts(prompts: list, shard: int, shards: int) -> tuple[int, list]:
     return lo, prompts[lo:hi]
 
 
+def benchmark_blocks(prompts: list[dict]) -> list[tuple[str, int, list[dict]]]:
+    """(benchmark, offset, prompts) for each run of prompts from one source, in order: the prompt
+    files list each source's prompts together, so a benchmark is one contiguous block."""
+    blocks: list[tuple[str, int, list[dict]]] = []
+    for i, p in enumerate(prompts):
+        name = prompt_benchmark(p)
+        if blocks and blocks[-1][0] == name:
+            blocks[-1][2].append(p)
+        else:
+            if any(b[0] == name for b in blocks):
+                raise ValueError(f"prompt {p['id']}: benchmark {name!r} is split by another; list a source's prompts together")
+            blocks.append((name, i, [p]))
+    return blocks
+
+
 def sample_checkpoint(model_path: str, prompts_path: str, out: str, cfg: dict, job: str, threads: int = 1,
                       shard: int = 0, routing: dict | None = None) -> pd.DataFrame:
     """Sample and write `out`; `routing` ({reference, gamma, tokens}) applies the routing prior
-    (sampling/routed.py) with the reference policy's manifest as `reference`."""
+    (sampling/routed.py) with the reference policy's manifest as `reference`.
+
+    Each benchmark of the eval set is one request with its own budget (`sampling.benchmarks`:
+    n, temperature, top_p, max_new_tokens), all sent to one engine; with `token_arrays: K`
+    only samples 0..K-1 of each prompt keep their per-token arrays."""
     torch.set_num_threads(threads)
-    shards = cfg.get("shards", 1)
+    shards = cfg.get("shards", 1) if routing is None else 1  # a routed job samples every prompt (one job)
     offset, prompts = shard_prompts(eval_prompts(prompts_path), shard, shards)
-    # one shard keeps the unsharded seed, so `shards: 1` reproduces earlier samples exactly
-    seed = job_seed(cfg["seed"], job) if shards == 1 else job_seed(cfg["seed"], job, f"shard{shard}of{shards}")
-    kw = dict(n=cfg["n"], temperature=cfg["temperature"], top_p=cfg["top_p"], max_new_tokens=cfg["max_new_tokens"])
+    if not prompts:  # more shards than prompts (a 30-problem benchmark over 64 shards): an empty block
+        print(f"shard {shard} of {shards}: no prompts", flush=True)
+        df = pd.DataFrame({c: pd.Series(dtype=object) for c in SAMPLE_COLUMNS})
+        write_parquet(out, df)
+        return df
+    blocks = benchmark_blocks(prompts)
     policy = sampler(model_path, cfg)
     print(f"sampling backend: {policy.backend}", flush=True)
-    texts = render(policy.tokenizer, [p["prompt"] for p in prompts], prompt_format(model_path))
+    reference = sampler(routing["reference"], cfg) if routing is not None else None
+    requests, budgets = [], []
+    for bench, start, block in blocks:
+        # one shard and one benchmark keep the plain job seed, so such studies reproduce earlier samples
+        parts = ([f"shard{shard}of{shards}"] if shards > 1 else []) + ([bench] if len(blocks) > 1 else [])
+        seed = job_seed(cfg["seed"], job, *parts)
+        kw = benchmark_sampling(cfg, bench)
+        texts = render(policy.tokenizer, [p["prompt"] for p in block], prompt_format(model_path))
+        budgets.append(kw)
+        print(f"{bench}: {len(block)} prompts x {kw['n']} samples, T={kw['temperature']}, top_p={kw['top_p']}, "
+              f"max_new_tokens={kw['max_new_tokens']}", flush=True)
+        # vLLM seeds each prompt by its index in the whole eval set, so its job seed is the plain one
+        requests.append((texts, kw, seed, offset + start))
     if routing is not None:
-        reference = sampler(routing["reference"], cfg)
-        rows = generate_routed(policy, reference, texts, gamma=routing["gamma"], tokens=routing["tokens"],
-                               seed=seed, **kw)
+        results = [generate_routed(policy, reference, texts, gamma=routing["gamma"], tokens=routing["tokens"],
+                                   seed=seed, **kw) for texts, kw, seed, _ in requests]
     else:
-        # vLLM seeds each prompt by its global index, so its job seed is the unsharded one
-        rows = policy.generate(Request(texts, seed=job_seed(cfg["seed"], job) if policy.backend == "vllm" else seed,
-                                       prompt_offset=offset, **kw))
-    df = pd.DataFrame(rows)
-    df.insert(0, "prompt_id", [prompts[i]["id"] for i in df.pop("prompt_index")])
+        results = policy.generate_many([
+            Request(texts, seed=job_seed(cfg["seed"], job) if policy.backend == "vllm" else seed,
+                    prompt_offset=start, token_arrays=cfg.get("token_arrays"), **kw)
+            for texts, kw, seed, start in requests])
+    frames = []
+    for (bench, _, block), rows in zip(blocks, results):
+        df = pd.DataFrame(rows)
+        df.insert(0, "prompt_id", [block[i]["id"] for i in df.pop("prompt_index")])
+        df.insert(1, "benchmark", bench)
+        frames.append(df)
+    df = pd.concat(frames, ignore_index=True)
+    keep = cfg.get("token_arrays")
+    df["has_token_arrays"] = True if keep is None else df["sample_idx"] < keep
+    for col in ("token_ids", "token_logprobs", "token_entropies"):
+        df[col] = [v if k else [] for v, k in zip(df[col], df["has_token_arrays"])]
+    df["entropy_topk"] = entropy_topk(policy)
     df = df[SAMPLE_COLUMNS + (["routed_tokens"] if routing is not None else [])]
     write_parquet(out, df)
     return df
 
 
-def sampler(model_path: str, cfg: dict) -> Sampler:
-    """The checkpoint ready for the `sampling` section's backend."""
-    return Sampler(model_path, cfg["backend"], prompt_batch=cfg["prompt_batch"], vllm=cfg.get("vllm"))
+def entropy_topk(policy: Sampler) -> int:
+    """What `token_entropies` are: 0 = exact over the vocabulary (hf, fast); K > 0 = vLLM's lower
+    bound from the top-K log-probs; -1 = vLLM over the whole vocabulary (exact)."""
+    return int(policy.vllm["entropy_topk"]) if policy.backend == "vllm" else 0
+
+
+def sampler(model_path: str, cfg: dict, dtype: str = "float32") -> Sampler:
+    """The checkpoint ready for the `sampling` section's backend (hf and fast load weights in
+    `dtype`, `auto` = bfloat16 on a GPU; vLLM takes its own `sampling.vllm.dtype`)."""
+    return Sampler(model_path, cfg["backend"], prompt_batch=cfg["prompt_batch"], vllm=cfg.get("vllm"), dtype=dtype)
 
 
 def merge_shards(shard_files: list[str], out: str) -> pd.DataFrame:

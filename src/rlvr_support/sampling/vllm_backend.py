@@ -57,11 +57,13 @@ def make_llm(model_dir: str, *, tensor_parallel_size: int = 1, dtype: str = "aut
 
 def generate_vllm(model_dir: str, prompt_token_ids: list[list[int]], *, n: int, temperature: float, top_p: float,
                   max_new_tokens: int, seed: int, eos_token_id: int, tensor_parallel_size: int = 1,
-                  dtype: str = "auto", entropy_topk: int = 20, prompt_offset: int = 0, llm=None) -> list[dict]:
+                  dtype: str = "auto", entropy_topk: int = 20, prompt_offset: int = 0, token_arrays: int | None = None,
+                  llm=None) -> list[dict]:
     """n samples per prompt as rows (prompt_index, sample_idx, token_ids, n_tokens, finish_reason,
     token_logprobs, token_entropies); `text` is filled by the caller's tokenizer (same decoding
     as the other backends). Prompt i is seeded by its global index `prompt_offset + i`, so a
-    prompt's samples are the same whichever shard it falls in."""
+    prompt's samples are the same whichever shard it falls in. Samples from `token_arrays` on
+    return no log-probs or entropies (vLLM still computes the top-K per token; we do not keep them)."""
     from vllm import SamplingParams
 
     if temperature == 0 and n > 1:
@@ -80,7 +82,8 @@ def generate_vllm(model_dir: str, prompt_token_ids: list[list[int]], *, n: int, 
         for comp in sorted(out.outputs, key=lambda c: c.index):
             toks = list(comp.token_ids)
             lps, ents = [], []
-            for t, step in zip(toks, comp.logprobs):
+            keep = token_arrays is None or comp.index < token_arrays
+            for t, step in zip(toks, comp.logprobs if keep else []):
                 lp, ent = _token_stats({k: v.logprob for k, v in step.items()}, t)
                 lps.append(lp)
                 ents.append(ent)

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from rlvr_support.config.benchmarks import prompt_benchmark
 from rlvr_support.scoring.verifiers.ifeval import (
     IFResult,
     InstructionError,
@@ -35,6 +36,7 @@ TASKS = ("math", "if", "joint")
 _IF_CHUNK = 16384  # IF rows per language prefetch
 OUTPUT_COLUMNS = [
     "prompt_id",
+    "benchmark",
     "sample_idx",
     "task",
     "reward",
@@ -167,6 +169,7 @@ def score_samples(
         rows.append(
             {
                 "prompt_id": pids[i],
+                "benchmark": prompt_benchmark(prompts[pids[i]]),
                 "sample_idx": sample_idx[i],
                 "task": task,
                 "reward": reward,

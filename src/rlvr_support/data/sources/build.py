@@ -1,7 +1,8 @@
 """Assemble one task's prompt records from its configured sources (`world.kind: datasets`).
 
 A source is one of
-  {format: gsm8k|math500|deepscaler|ifeval|rlvr_ifeval|mathif|records, hub: <name>, config, hf_split, revision}
+  {format: gsm8k|math500|deepscaler|aime24|amc23|minerva|ifeval|rlvr_ifeval|mathif|records, hub: <name>, config,
+   hf_split, revision}
   {format: ..., file: <path.jsonl|path.parquet>}
   {format: reasoning_gym, rg_task: <name>, size, seed, rg_config}
   {format: if_templates, size, seed, max_constraints, math: {task, config}}
@@ -17,20 +18,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from rlvr_support.config.benchmarks import source_name
 from rlvr_support.scoring.verifiers.ifeval import InstructionError, validate_instructions
 from rlvr_support.data.sources.formats import CONVERTERS, TASK_OF
 from rlvr_support.data.sources.rows import load_file_rows, load_hub_rows
-
-
-def source_name(src: dict) -> str:
-    """Prefix of the prompt ids: `name`, else the hub name and split (gsm8k_test), the file stem, the RG task."""
-    if src.get("name"):
-        return src["name"]
-    if src.get("hub"):
-        return f"{src['hub'].split('/')[-1]}_{src.get('hf_split', 'train')}"
-    if src.get("file"):
-        return Path(src["file"]).stem
-    return src.get("rg_task") or src["format"]
 
 
 def _raw_items(src: dict, where: str) -> list[dict | str]:
