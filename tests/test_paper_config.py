@@ -87,3 +87,80 @@ def test_a_pretrained_toy_base_is_not_a_model_of_several():
 def test_model_names_that_would_clash_with_paths_are_rejected(name):
     with pytest.raises(ConfigError, match="models"):
         validate_config(_config(models={name: {"kind": "hf", "path": "x/y"}}))
+
+
+# ---- the paper plans under the SLURM profile: GPUs where models load, no download on a node ----
+
+MODEL_RULES = {"train_stage", "sample", "sample_routed", "base_metrics", "positional_js", "opening_intervention",
+               "perplexity"}
+DOWNLOAD_RULES = {"source_data", "base_model"}
+DOWNLOAD_VERBS = {"data-sources", "base-model"}
+
+
+def local_rules(config: str) -> set[str]:
+    """The rules Snakemake runs on the submit host (localrules) for this config, from its own API."""
+    from snakemake.api import SnakemakeApi
+    from snakemake.settings.types import ConfigSettings, OutputSettings, ResourceSettings, StorageSettings
+
+    with SnakemakeApi(OutputSettings(quiet=True)) as api:
+        wf = api.workflow(resource_settings=ResourceSettings(), storage_settings=StorageSettings(),
+                          config_settings=ConfigSettings(configfiles=[REPO / config]), snakefile=REPO / "Snakefile",
+                          workdir=REPO)._workflow
+        # Workflow.is_local without the executor part (this API instance executes nothing)
+        return {r.name for r in wf.rules if r.group is None and (r.name in wf._localrules or r.norun)}
+
+
+def plan_jobs(config: str) -> list[dict]:
+    """Every job of `snakemake --profile slurm -n -p all`: rule, local or submitted, resources, shell command.
+    (A dry run prints local jobs as `rule` too: whether a rule is local comes from local_rules.)"""
+    env = dict(os.environ, RLVR_SLURM_PARTITION="cpu", RLVR_SLURM_ACCOUNT="test", RLVR_SLURM_GPU_PARTITION="gpu")
+    proc = subprocess.run([SNAKEMAKE, "--profile", "slurm", "--configfile", config, "-n", "-p", "--", "all"],
+                          cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    local = local_rules(config)
+    jobs, job = [], None
+    for line in (proc.stdout + proc.stderr).splitlines():
+        if m := re.match(r"^(?:local)?rule (\w+):", line):
+            job = {"rule": m.group(1), "local": m.group(1) in local, "resources": {}, "shell": ""}
+            jobs.append(job)
+        elif job and (m := re.match(r"^\s+resources: (.*)$", line)):
+            job["resources"] = dict(kv.split("=", 1) for kv in m.group(1).split(", ") if "=" in kv)
+        elif job and line.startswith("Shell command: "):
+            job["shell"] = line.removeprefix("Shell command: ")
+    return jobs
+
+
+@pytest.mark.parametrize("config", ["configs/paper.yaml", "configs/paper-limit.yaml", "configs/paper-leash.yaml"])
+def test_every_model_loading_job_asks_for_gpus_and_no_submitted_job_downloads(config):
+    jobs = plan_jobs(config)
+    rules = {j["rule"] for j in jobs}
+    assert {"sample", "train_stage", "base_metrics", "positional_js"} <= rules
+    for j in jobs:
+        if j["rule"] in MODEL_RULES:
+            assert not j["local"] and int(j["resources"].get("gpu", 0)) >= 1, j
+            assert j["resources"].get("slurm_partition") == "gpu", j
+        if j["rule"] in DOWNLOAD_RULES:
+            assert j["local"], f"{j['rule']} downloads: it must run on the submit host"
+        if not j["local"]:
+            verb = re.search(r"-m rlvr_support (\S+)", j["shell"])
+            assert verb and verb.group(1) not in DOWNLOAD_VERBS and "pip download" not in j["shell"], j
+    # the model-loading analyses get bfloat16 on their GPUs
+    analyses = [j for j in jobs if j["rule"] in {"positional_js", "opening_intervention", "base_metrics"}]
+    assert analyses and all("--gpus 1 --dtype auto" in j["shell"] for j in analyses), analyses[:1]
+
+
+def test_jobs_never_touch_the_network():
+    """Every verb but the two download verbs sets the Hugging Face libraries offline before they load."""
+    from rlvr_support.cli.main import DOWNLOAD_VERBS, OFFLINE_ENV
+
+    code = ("import os, sys\n"
+            "from rlvr_support.cli.main import main\n"
+            "sys.argv = ['x', 'sample-merge', '--shards', 'none.parquet', '--out', 'o.parquet']\n"
+            "main()\n"
+            "print({v: os.environ.get(v) for v in %r})\n"
+            "import huggingface_hub.constants as c; print('hub offline', c.HF_HUB_OFFLINE)\n" % (OFFLINE_ENV,))
+    env = {k: v for k, v in os.environ.items() if k not in OFFLINE_ENV}
+    proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert "'HF_HUB_OFFLINE': '1'" in proc.stdout and "hub offline True" in proc.stdout, proc.stdout + proc.stderr
+    assert set(DOWNLOAD_VERBS) == {"data-sources", "base-model"}

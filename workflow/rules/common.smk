@@ -15,6 +15,8 @@ if str(Path(workflow.basedir) / "src") not in os.environ.get("PYTHONPATH", "").s
         p for p in (str(Path(workflow.basedir) / "src"), os.environ.get("PYTHONPATH")) if p
     )
 
+from rlvr_support.analysis.budget import budget_config
+from rlvr_support.config.benchmarks import eval_benchmarks
 from rlvr_support.config.chains import CHAIN_RE, TASKS, parent_chain, parse_chain, stage_task
 from rlvr_support.config.defaults import VARIANT_META, fill_defaults
 from rlvr_support.config.validate import validate_config
@@ -33,6 +35,7 @@ DATA = f"{TOP}/data"
 RESULTS = f"{TOP}/{{model}}" if MODELS else TOP
 PY = "python -m rlvr_support"
 ANALYSIS = config["analysis"]
+EVAL_BENCHMARKS = eval_benchmarks(config)  # {eval set: its benchmarks}
 BOOTSTRAP_KEYS = ("bootstrap", "ci", "seed")  # what every table with confidence intervals reads
 
 
@@ -123,11 +126,15 @@ def uses_vllm():
     return config["sampling"]["backend"] == "vllm"
 
 
-def get_sampling_cfg(wildcards=None):
-    """What a sample job reads: the `sampling` section without `routing` (read by routed jobs only)
-    and without the vLLM engine options unless the backend is vllm."""
+def get_sampling_cfg(wildcards):
+    """What a sample job reads: the `sampling` section without `routing` (read by routed jobs only),
+    without the vLLM engine options unless the backend is vllm, and with the per-benchmark budgets
+    of its own eval set's benchmarks only."""
     drop = {"routing"} | (set() if uses_vllm() else {"vllm"})
-    return compact_json({k: v for k, v in config["sampling"].items() if k not in drop})
+    cfg = {k: v for k, v in config["sampling"].items() if k not in drop}
+    own = EVAL_BENCHMARKS.get(wildcards.eval_set, [])
+    cfg["benchmarks"] = {b: v for b, v in cfg["benchmarks"].items() if b in own}
+    return compact_json(cfg)
 
 
 def get_routing_args(wildcards):
@@ -147,12 +154,29 @@ def get_scoring_cfg(wildcards=None):
 
 
 def get_task_prompt_args(wildcards=None):
-    """`task=path` pairs of every task's prompt file (base metrics)."""
-    return [f"{t}={DATA}/prompts/{t}.jsonl" for t in TASKS]
+    """`task=path` pairs of every eval set's prompt file (base metrics)."""
+    return [f"{t}={DATA}/prompts/{t}.jsonl" for t in config["eval_sets"]]
 
 
-def get_max_new_tokens(wildcards=None):
-    return config["sampling"]["max_new_tokens"]
+def get_eval_prompt_files(wildcards=None):
+    return [f"{DATA}/prompts/{t}.jsonl" for t in config["eval_sets"]]
+
+
+def used_tasks():
+    """The tasks whose prompts the study reads: its eval sets and every task a chain trains on."""
+    trained = [t for c in config["chains"] for t in parse_chain(c)[0]]
+    return [t for t in TASKS if t in config["eval_sets"] or t in trained]
+
+
+def get_base_metrics_sampling(wildcards=None):
+    """Base metrics generate through the sampling backend: backend, batch, token budget (and vllm)."""
+    keys = ["backend", "prompt_batch", "max_new_tokens"] + (["vllm"] if uses_vllm() else [])
+    return compact_json({k: config["sampling"][k] for k in keys})
+
+
+def get_analyse_dtype(wildcards=None):
+    """The weights dtype of the model-loading analyses (auto: bfloat16 on GPUs, float32 on CPU)."""
+    return config["resources"]["analyse"]["dtype"]
 
 
 def get_analysis_cfg(*keys):
@@ -427,8 +451,34 @@ def get_routed_outputs():
     return [f"{RESULTS}/tables/routed_passk.csv", f"{RESULTS}/tables/routed_passk.md"] if routed_checkpoints() else []
 
 
+def get_prefetch_targets():
+    """The outputs of the rules that download (data sources, real base models): all local rules."""
+    out = [f"{DATA}/prompts/{t}.jsonl" for t in used_tasks()] if config["world"]["kind"] != "toy" else []
+    if MODELS or config["base"]["kind"] != "pretrain":
+        out += for_each_model([f"{RESULTS}/checkpoints/base/manifest.json"])
+    return out
+
+
+# ---- the budget (workflow/rules/budget.smk)
+
+
+def get_budget_prompts():
+    """The prompt files the budget counts eval prompts in: the eval sets' and the trained tasks'."""
+    return [f"{DATA}/prompts/{t}.jsonl" for t in used_tasks()]
+
+
+def get_budget_cfg():
+    """The keys the budget reads (analysis/budget.py budget_config), as JSON."""
+    return compact_json(budget_config(config))
+
+
+def get_budget_outputs():
+    """One budget for the whole study (every model), beside the models' folders."""
+    return [f"{TOP}/budget.md", f"{TOP}/budget.csv"]
+
+
 def get_final_output():
-    return for_each_model(
+    return get_budget_outputs() + for_each_model(
         [
             f"{RESULTS}/checkpoints/base/metrics.json",
             f"{RESULTS}/tables/passk.csv",

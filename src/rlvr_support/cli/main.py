@@ -12,7 +12,7 @@ import sys
 import time
 from pathlib import Path
 
-from rlvr_support.cli.args import json_arg as _json
+from rlvr_support.cli.args import GPUS_HELP, add_device_args, json_arg as _json
 
 from rlvr_support.models.devices import GPUUnavailableError, require_gpus
 
@@ -50,11 +50,13 @@ def cmd_pretrain(a):
 
 
 def cmd_base_metrics(a):
+    require_gpus(a.gpus)
     from rlvr_support.storage.atomic import write_json
     from rlvr_support.analysis.base_metrics import base_metrics
 
     files = dict(p.split("=", 1) for p in a.prompts)
-    result = base_metrics(a.model, files, max_new_tokens=a.max_new_tokens, seed=a.seed, threads=a.threads)
+    result = base_metrics(a.model, files, sampling=a.sampling, scoring=a.scoring, seed=a.seed, threads=a.threads,
+                          gpus=a.gpus, dtype=a.dtype)
     write_json(a.out, result)
     print(json.dumps(result, indent=1))
 
@@ -152,9 +154,6 @@ def cmd_audit(a):
     return run(a.file, row=a.row, column=a.column)
 
 
-GPUS_HELP = "GPUs this process must see (per node); it stops at once with a clear error if it sees fewer (0: none needed)"
-
-
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m rlvr_support", description=__doc__)
     p.add_argument("--prov-rule", dest="prov_rule_name", metavar="RULE",
@@ -187,10 +186,14 @@ def build_parser() -> argparse.ArgumentParser:
     s = verb("base-metrics", cmd_base_metrics, "Greedy and sampled accuracy of a checkpoint on each eval set.")
     s.add_argument("--model", required=True, help="a checkpoint manifest or model directory")
     s.add_argument("--prompts", nargs="+", required=True, help="task=path pairs")
-    s.add_argument("--max-new-tokens", type=int, default=64)
+    s.add_argument("--sampling", type=_json, required=True,
+                   help="generation settings as JSON: the `sampling` section's backend, prompt_batch, "
+                        "max_new_tokens (and vllm)")
+    s.add_argument("--scoring", type=_json, required=True, help="the config's `scoring` section as JSON")
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--out", required=True)
     s.add_argument("--threads", type=int, default=1)
+    add_device_args(s)
 
     s = verb("train", cmd_train, "One RLVR stage (GRPO via TRL) on one task from a parent checkpoint.")
     s.add_argument("--parent", required=True, help="parent checkpoint manifest")
@@ -268,7 +271,25 @@ def build_parser() -> argparse.ArgumentParser:
     from rlvr_support.cli.data import register as register_data  # real data sources and real base models
 
     register_data(verb)
+    from rlvr_support.cli.budget import register as register_budget  # the study's cost before it runs
+
+    register_budget(verb)
     return p
+
+
+# The verbs that fetch: they run as local rules on the submit host (workflow/rules/data.smk, base.smk).
+DOWNLOAD_VERBS = ("data-sources", "base-model")
+OFFLINE_ENV = ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE")
+
+
+def stay_offline(verb: str) -> None:
+    """Every other verb reads the Hugging Face cache only: on a compute node without network a job
+    must not wait on hub timeouts or fetch a newer revision than the one the manifest recorded."""
+    import os
+
+    if verb not in DOWNLOAD_VERBS:
+        for var in OFFLINE_ENV:
+            os.environ.setdefault(var, "1")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -280,6 +301,7 @@ def main(argv: list[str] | None = None) -> int:
     warnings.filterwarnings("ignore", category=FutureWarning)
     argv = sys.argv[1:] if argv is None else list(argv)
     args = build_parser().parse_args(argv)
+    stay_offline(args.verb)
     try:
         # Every verb gets a provenance sidecar beside each output (see lineage/provenance.py for how a
         # verb declares its inputs and outputs); `audit` reads them.

@@ -69,8 +69,68 @@ def fill_defaults(config: dict) -> dict:
     """A copy of a validated config with the analysis keys and every variant's remedy parameters filled in."""
     out = copy.deepcopy(config)
     out["analysis"] = with_defaults(config["analysis"], config["eval_sets"])
+    out["resources"] = with_analyse_resources(config["resources"])
+    out["sampling"] = {"token_arrays": None, "benchmarks": {}, **config["sampling"]}
+    out["budget"] = with_budget_defaults(config.get("budget"))
     out["variants"] = {
         name: {**{k: v for k, v in spec.items() if k in VARIANT_META},
                **with_remedy_defaults({k: v for k, v in spec.items() if k not in VARIANT_META})}
         for name, spec in config.get("variants", {}).items()}
+    return out
+
+
+def with_analyse_resources(resources: dict) -> dict:
+    """`resources` with `analyse` filled in: the `sample` job's resources (a job that loads the
+    same models) and dtype auto, where the config does not give its own."""
+    out = copy.deepcopy(dict(resources))
+    sample = {k: v for k, v in resources["sample"].items()}
+    out["analyse"] = {**sample, "nodes": 1, "tasks": 1, "dtype": "auto", **resources.get("analyse", {})}
+    return out
+
+
+def benchmark_sampling(sampling: dict, benchmark: str) -> dict:
+    """The sampling keys (n, temperature, top_p, max_new_tokens) one benchmark is sampled with:
+    `sampling` overridden by its `sampling.benchmarks` entry (per-benchmark budgets)."""
+    own = (sampling.get("benchmarks") or {}).get(benchmark, {})
+    return {k: own.get(k, sampling[k]) for k in ("n", "temperature", "top_p", "max_new_tokens")}
+
+
+# The `budget` verb's assumptions (python -m rlvr_support budget; analysis/budget.py). Sequence
+# counts come from the config; only these are assumed, and the budget table names each one.
+BUDGET_DEFAULTS = {
+    # mean response length as a share of the job's max_new_tokens (assumption; --measured replaces it)
+    "response_fraction": 0.5,
+    # UTF-8 bytes of response text per token: "1 token ~ 4 characters of English" (OpenAI, "What are
+    # tokens and how to count them?", help.openai.com); --measured replaces it
+    "text_bytes_per_token": 4.0,
+    # billions of parameters per model (a key of `models`, or `base`) for the checkpoints' disk; the toy
+    # model's are computed from base.arch
+    "params_b": {},
+    # per-GPU throughputs by model (a key of `models`, or `base`), else `default`: assumptions, 7-8B on H100
+    "throughput": {"default": {
+        # Llama-3.1-8B (FP8), vLLM 0.10.0, one H100, MLPerf Inference v5.1 Offline: 5777 tokens/s (Red Hat,
+        # "Efficient and reproducible LLM inference: Red Hat MLPerf Inference v5.1 results", developers.redhat.com)
+        "sample_tokens_per_s_per_gpu": 5777.0,
+        # GRPO (no published TRL tokens/s for 7-8B found; derived, an assumption): rollouts with `generate`
+        # on the training GPUs, a decode step reading 16 GB of bf16 weights at half of an H100's 3.35 TB/s
+        # (9.6 ms) for 64 sequences, with a 3x overhead of `generate` over that bound = 2,200 tokens/s; the
+        # update at 6N FLOPs per token at 40 % of 989 TFLOPS = 8,240 tokens/s; per rollout token
+        # 1 / (1/2200 + 1/8240) = 1,740 tokens/s. Measure a pilot stage (--measured) before planning on it
+        "train_tokens_per_s_per_gpu": 1740.0,
+        # teacher-forced forward passes: 2 x 8e9 FLOPs per token at 40 % of an H100's 989 dense bf16 TFLOPS
+        # (NVIDIA H100 SXM datasheet) = 24.7k tokens/s; the 40 % utilisation is an assumption
+        "forward_tokens_per_s_per_gpu": 24700.0,
+        "source": "vLLM: MLPerf Inference v5.1, Llama-3.1-8B FP8, 1xH100 (Red Hat); GRPO: derived from H100 "
+                  "bandwidth and FLOPS (generate 2,200 + update 8,240 tokens/s, assumed); "
+                  "forward: 2N FLOPs/token at 40 % of H100 bf16 peak",
+    }},
+}
+
+
+def with_budget_defaults(budget: dict | None) -> dict:
+    """The `budget` section with BUDGET_DEFAULTS filled in (a `throughput` entry replaces a default
+    entry of the same key whole, keeping its `source` with its numbers)."""
+    given = copy.deepcopy(dict(budget or {}))
+    out = {**copy.deepcopy(BUDGET_DEFAULTS), **given}
+    out["throughput"] = {**copy.deepcopy(BUDGET_DEFAULTS["throughput"]), **given.get("throughput", {})}
     return out

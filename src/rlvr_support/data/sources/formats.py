@@ -4,6 +4,9 @@ Column layouts follow each dataset card:
   gsm8k       openai/gsm8k (config `main`): question, answer ("... #### 72")
   math500     HuggingFaceH4/MATH-500: problem, solution, answer, subject, level, unique_id
   deepscaler  agentica-org/DeepScaleR-Preview-Dataset: problem, answer, solution
+  aime24      HuggingFaceH4/aime_2024 (split train, 30 rows): id, problem, solution, answer, url, year
+  amc23       math-ai/amc23 (split test, 40 rows): question, answer (numeric; 27.0 is written 27)
+  minerva     math-ai/minervamath (split test, 272 rows): question, answer (LaTeX)
   ifeval      google/IFEval: key, prompt, instruction_id_list, kwargs (541 rows)
   rlvr_ifeval allenai/RLVR-IFeval: messages [{role, content}], ground_truth (JSON), constraint_type
   mathif      TingchenFu/MathIF (*_single/double/triple.jsonl): question text in `prompt` (or
@@ -18,8 +21,8 @@ from __future__ import annotations
 
 from rlvr_support.data.sources.rlvr_ifeval import map_ground_truth
 
-TASK_OF = {"gsm8k": "math", "math500": "math", "deepscaler": "math", "ifeval": "if", "rlvr_ifeval": "if",
-           "mathif": "joint", "records": None}
+TASK_OF = {"gsm8k": "math", "math500": "math", "deepscaler": "math", "aime24": "math", "amc23": "math",
+           "minerva": "math", "ifeval": "if", "rlvr_ifeval": "if", "mathif": "joint", "records": None}
 
 
 def _need(row: dict, *cols: str) -> None:
@@ -46,6 +49,30 @@ def math500(row: dict, i: int) -> dict:
 def deepscaler(row: dict, i: int) -> dict:
     _need(row, "problem", "answer")
     return {"key": str(i), "prompt": row["problem"], "answer": str(row["answer"]), "meta": {}}
+
+
+def _answer_text(value) -> str:
+    """A numeric answer as the problem states it: 27.0 -> "27" (AMC answers are stored as floats)."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value).strip()
+
+
+def aime24(row: dict, i: int) -> dict:
+    _need(row, "problem", "answer")
+    return {"key": str(row.get("id", i)), "prompt": row["problem"], "answer": _answer_text(row["answer"]),
+            "meta": {k: row[k] for k in ("year", "url") if k in row}}
+
+
+def amc23(row: dict, i: int) -> dict:
+    _need(row, "question", "answer")
+    return {"key": str(row.get("id", i)), "prompt": row["question"], "answer": _answer_text(row["answer"]),
+            "meta": {}}
+
+
+def minerva(row: dict, i: int) -> dict:
+    _need(row, "question", "answer")
+    return {"key": str(i), "prompt": row["question"], "answer": _answer_text(row["answer"]), "meta": {}}
 
 
 def ifeval(row: dict, i: int) -> dict:
@@ -85,5 +112,5 @@ def records(row: dict, i: int) -> dict:
             "kwargs": list(row.get("kwargs") or []), "task": row.get("task"), "meta": {}}
 
 
-CONVERTERS = {"gsm8k": gsm8k, "math500": math500, "deepscaler": deepscaler, "ifeval": ifeval,
-              "rlvr_ifeval": rlvr_ifeval, "mathif": mathif, "records": records}
+CONVERTERS = {"gsm8k": gsm8k, "math500": math500, "deepscaler": deepscaler, "aime24": aime24, "amc23": amc23,
+              "minerva": minerva, "ifeval": ifeval, "rlvr_ifeval": rlvr_ifeval, "mathif": mathif, "records": records}

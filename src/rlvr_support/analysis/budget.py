@@ -1,0 +1,563 @@
+"""A study's budget before it runs: per rule kind, the sequences generated and scored, their
+tokens, GPU-hours, disk and jobs (`python -m rlvr_support budget`; rule `budget`).
+
+What is counted and what is assumed:
+* sequences (samples, GRPO rollouts, monitor probes, forced-opening continuations, base-metric
+  generations, teacher-forced sequences) and jobs follow from the config and the prompts per
+  benchmark, and are exact; `<=` marks an upper bound (a stage that may stop early, fewer
+  distinct openings than `top`);
+* a sequence's length is `budget.response_fraction` x its job's max_new_tokens (assumed), or
+  with a measured run (`measure_run`) the mean response length of the base's samples of that
+  benchmark (capped at the job's max_new_tokens);
+* GPU-hours divide tokens by per-GPU throughputs (`budget.throughput`, with their sources, or
+  measured on the run); disk multiplies tokens by bytes per token: 12 for the per-token arrays
+  (int32 id, float32 log-prob, float32 entropy) of the first `sampling.token_arrays` samples
+  per prompt, `budget.text_bytes_per_token` for the text (uncompressed; Parquet compresses).
+Prompt tokens (prefill) are not counted. Pretraining (toy) and perplexity (toy) are not budgeted.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rlvr_support.config.benchmarks import source_name
+from rlvr_support.config.chains import TASKS, stages
+from rlvr_support.config.defaults import benchmark_sampling
+
+ARRAY_BYTES_PER_TOKEN = 4 + 4 + 4  # token id int32, log-prob float32, entropy float32
+CHECKPOINT_BYTES_PER_PARAM = 4  # train_stage loads the parent in float32 and saves it so
+RESUME_BYTES_PER_PARAM = 4 + 8  # the stage's resume checkpoint: fp32 weights + Adam's two fp32 moments
+JS_ROW_BYTES = 5 * 8  # one row per response position: source, prompt_id, sample_idx, position, js (about 8 B each)
+SOURCE_KEYS = ("format", "name", "hub", "hf_split", "data_files", "file", "limit", "size", "rg_task")
+# the `resources` kind each rule kind's jobs ask for (workflow/rules/*.smk)
+RESOURCE_OF = {"sample": "sample", "routed": "sample", "train": "train", "monitor": "train",
+               "intervention": "analyse", "base_metrics": "analyse", "js": "analyse"}
+THROUGHPUT_OF = {"sample": "sample", "routed": "sample", "train": "train", "monitor": "train",
+                 "intervention": "sample", "base_metrics": "sample", "js": "forward"}
+SAMPLE_LOG = re.compile(r"(\d+) samples, (\d+) tokens in ([0-9.]+)s")
+
+
+def budget_config(config: dict) -> dict:
+    """The keys of a filled-in config the budget reads, nothing more (the rule's param)."""
+    s, rl, a, res = config["sampling"], config["rl"], config["analysis"], config["resources"]
+    world = config["world"]
+    if world["kind"] == "toy":
+        w = {"kind": "toy", **{t: {"eval": world[t]["eval"]} for t in TASKS}}
+    else:
+        w = {"kind": world["kind"], "tasks": {
+            t: [{k: src[k] for k in SOURCE_KEYS if k in src} for src in world["tasks"][t] if src["split"] == "eval"]
+            for t in TASKS}}
+    specs = config["models"] if config.get("models") else {"base": config["base"]}
+    return {
+        "study": config["study"],
+        "world": w,
+        "models": {m: {k: v for k, v in spec.items() if k in ("kind", "arch")} for m, spec in specs.items()},
+        "per_model_results": bool(config.get("models")),  # results/<model>/... (else results/...)
+        "rl": {k: rl.get(k) for k in ("seeds", "steps", "prompts_per_step", "group_size", "max_completion_tokens",
+                                       "monitor")},
+        "chains": list(config["chains"]),
+        # sample sizes only: the budget reads a benchmark's n and max_new_tokens
+        "sampling": {"n": s["n"], "max_new_tokens": s["max_new_tokens"], "shards": s.get("shards", 1),
+                     "token_arrays": s.get("token_arrays"),
+                     "benchmarks": {b: {k: v for k, v in own.items() if k in ("n", "max_new_tokens")}
+                                    for b, own in (s.get("benchmarks") or {}).items()},
+                     "routing": {"chains": s["routing"]["chains"]} if s.get("routing") else None},
+        "eval_sets": list(config["eval_sets"]),
+        "analysis": {"divergence": {k: a["divergence"][k] for k in ("eval_sets", "prompts", "samples_per_prompt",
+                                                                     "max_positions")},
+                     "intervention": {k: a["intervention"][k] for k in ("eval_sets", "top", "prompts", "n",
+                                                                         "max_new_tokens")}},
+        "resources": {kind: {k: res[kind][k] for k in ("gpu", "nodes", "runtime", "launcher") if k in res[kind]}
+                      for kind in ("sample", "train", "analyse")},
+        "budget": config["budget"],
+    }
+
+
+def sample_budget(cfg: dict, bench: str) -> tuple[int, int]:
+    """(n, max_new_tokens) of one benchmark (`sampling.benchmarks` overrides, config/defaults.py)."""
+    kw = benchmark_sampling({"temperature": None, "top_p": None, **cfg["sampling"]}, bench)
+    return kw["n"], kw["max_new_tokens"]
+
+
+# ---- prompts per benchmark
+
+
+def eval_prompt_counts(cfg: dict, task: str, prompts_dir: str | Path | None = None) -> tuple[dict[str, int], str]:
+    """({benchmark: eval prompts} in file order, where the counts come from): the task's prompt file
+    when it exists, else the sources' `limit`/`size`, local files or KNOWN_SIZES (data/sources/sizes.py)."""
+    path = Path(prompts_dir) / f"{task}.jsonl" if prompts_dir else None
+    if path is not None and path.is_file():
+        counts: dict[str, int] = {}
+        with open(path) as f:
+            for line in f:
+                if line.strip():
+                    r = json.loads(line)
+                    if r["split"] == "eval":
+                        name = r.get("source") or task
+                        counts[name] = counts.get(name, 0) + 1
+        return counts, str(path)
+    world = cfg["world"]
+    if world["kind"] == "toy":
+        return {task: world[task]["eval"]}, f"world.{task}.eval"
+    from rlvr_support.data.sources.sizes import source_size
+
+    counts = {}
+    for k, src in enumerate(world["tasks"][task]):
+        name = source_name(src)
+        counts[name] = counts.get(name, 0) + source_size(src, f"world.tasks.{task} eval source {k} ({name})")
+    return counts, "the sources (limit/size, local files, KNOWN_SIZES)"
+
+
+def first_prompts(counts: dict[str, int], lo: int, hi: int) -> dict[str, int]:
+    """Prompts per benchmark among prompts lo..hi-1 of an eval set whose benchmarks lie in `counts`' order."""
+    out, start = {}, 0
+    for bench, p in counts.items():
+        take = max(0, min(hi, start + p) - max(lo, start))
+        if take:
+            out[bench] = take
+        start += p
+    return out
+
+
+# ---- model sizes
+
+
+def toy_params(arch: dict) -> int:
+    """Parameters of models/loading.py `toy_llama` (tied embeddings, as many KV heads as heads):
+    vocab*h + layers*(4h^2 attention + 3*h*i MLP + 2h norms) + h final norm."""
+    from rlvr_support.data.toyworld.tokenizer import build_tokenizer
+
+    h, i = arch["hidden_size"], arch["intermediate_size"]
+    return len(build_tokenizer()) * h + arch["num_layers"] * (4 * h * h + 3 * h * i + 2 * h) + h
+
+
+def model_params(cfg: dict, model: str) -> int | None:
+    spec = cfg["models"][model]
+    if model in cfg["budget"]["params_b"]:
+        return int(cfg["budget"]["params_b"][model] * 1e9)
+    if spec["kind"] == "pretrain":
+        return toy_params(spec["arch"])
+    return None
+
+
+# ---- lengths and throughputs: assumed, or measured on a run
+
+
+@dataclass
+class Measured:
+    """What a finished run says about one model: mean response length per benchmark of the base's
+    samples, and tokens/s where its logs or manifests give them."""
+    lengths: dict[str, float] = field(default_factory=dict)
+    samples: int = 0
+    truncated: float = 0.0
+    files: list[str] = field(default_factory=list)
+    text_bytes_per_token: float | None = None
+    sample_tps: float | None = None
+    train_tps: float | None = None
+    train_length: float | None = None
+
+
+def model_dir(results: Path, cfg: dict, model: str) -> Path:
+    return results / model if cfg["per_model_results"] else results
+
+
+def measure_run(results: str | Path, cfg: dict, model: str) -> Measured:
+    """Measure on `results` (a results/ folder): lengths from samples/base/*.parquet, sample tokens/s
+    from logs/sample/base/ (per job, divided by the planned resources.sample.gpu), GRPO tokens/s and
+    mean completion length from checkpoints/*/seed*/manifest.json and reward_curve.csv."""
+    import pandas as pd
+
+    from rlvr_support.analysis.benchmarks import benchmark_column
+
+    root = model_dir(Path(results), cfg, model)
+    files = sorted((root / "samples" / "base").glob("*.parquet"))
+    m = Measured(files=[str(f) for f in files])
+    frames = []
+    for f in files:
+        import pyarrow.parquet as pq
+
+        have = set(pq.read_schema(f).names)  # not the per-token arrays: a pilot may hold many samples
+        df = pd.read_parquet(f, columns=[c for c in ("benchmark", "prompt_id", "n_tokens", "finish_reason", "text")
+                                         if c in have])
+        df = df.assign(_bench=_benchmarks_of(df, f.stem, cfg, benchmark_column))
+        frames.append(df.assign(_bytes=[len(str(t).encode()) for t in df["text"]])[
+            ["_bench", "n_tokens", "finish_reason", "_bytes"]])
+    if frames:
+        df = pd.concat(frames, ignore_index=True)
+        m.lengths = {str(b): float(g["n_tokens"].mean()) for b, g in df.groupby("_bench", sort=False)}
+        m.samples = len(df)
+        m.truncated = float((df["finish_reason"] == "length").mean())
+        if df["n_tokens"].sum() > 0:
+            m.text_bytes_per_token = float(df["_bytes"].sum() / df["n_tokens"].sum())
+    tokens = seconds = 0.0
+    for log in sorted((root / "logs" / "sample" / "base").rglob("*.log")):
+        for hit in SAMPLE_LOG.finditer(log.read_text(errors="replace")):
+            tokens, seconds = tokens + int(hit.group(2)), seconds + float(hit.group(3))
+    if seconds > 0:
+        m.sample_tps = tokens / seconds / max(1, _gpus(cfg, "sample"))
+    m.train_tps, m.train_length = _measure_train(root, cfg)
+    return m
+
+
+def _benchmarks_of(df, stem: str, cfg: dict, benchmark_column):
+    """A samples file's benchmark per row; files without the column: the prompt id's source prefix."""
+    if "benchmark" in df.columns or cfg["world"]["kind"] == "toy":
+        return benchmark_column(df, stem)
+    names = sorted((source_name(s) for s in cfg["world"]["tasks"].get(stem, [])), key=len, reverse=True)
+    return [next((n for n in names if str(p).startswith(f"{n}-")), stem) for p in df["prompt_id"]]
+
+
+def _measure_train(root: Path, cfg: dict) -> tuple[float | None, float | None]:
+    import pandas as pd
+
+    tokens = seconds = 0.0
+    lengths = []
+    for manifest in sorted((root / "checkpoints").glob("*/seed*/manifest.json")):
+        man = json.loads(manifest.read_text())
+        curve = manifest.parent / "reward_curve.csv"
+        if not man.get("seconds") or not curve.is_file():
+            continue
+        c = pd.read_csv(curve)
+        if "completions/mean_length" not in c:
+            continue
+        mean_len = float(c["completions/mean_length"].mean())
+        tokens += mean_len * man.get("trained_steps", man.get("steps", 0)) * rollouts_per_step(cfg)
+        seconds += man["seconds"]
+        lengths.append(mean_len)
+    if not lengths:
+        return None, None
+    return tokens / seconds / max(1, _gpus(cfg, "train")), sum(lengths) / len(lengths)
+
+
+# ---- the plan
+
+
+def _gpus(cfg: dict, kind: str) -> int:
+    """GPUs of one job of a `resources` kind (per node times nodes)."""
+    r = cfg["resources"][kind]
+    return r.get("gpu", 0) * r.get("nodes", 1)
+
+
+def processes(cfg: dict) -> int:
+    """Training processes: one per GPU under `accelerate launch`, one for the plain python launcher."""
+    r = cfg["resources"]["train"]
+    return max(1, r["gpu"]) * r.get("nodes", 1) if r.get("launcher") == "accelerate" else 1
+
+
+def rollouts_per_step(cfg: dict) -> int:
+    """Completions per optimiser step: TRL's per_device_train_batch_size (prompts_per_step x group_size,
+    training/stage.py grpo_config) times the processes (TRL's generation batch is per device x processes)."""
+    rl = cfg["rl"]
+    return rl["prompts_per_step"] * rl["group_size"] * processes(cfg)
+
+
+def probe_steps(steps: int, every: int) -> int:
+    """Steps the support monitor probes: step 0, every `every`-th step, the last (training/support_monitor.py)."""
+    return len({0, steps} | ({s for s in range(1, steps + 1) if s % every == 0} if every > 0 else set()))
+
+
+@dataclass
+class Row:
+    model: str
+    kind: str
+    jobs: int
+    sequences: float = 0.0
+    generated_tokens: float = 0.0
+    forward_tokens: float = 0.0
+    scored: float = 0.0
+    disk_bytes: float | None = 0.0
+    upper_bound: bool = False
+    lengths: set = field(default_factory=set)  # "assumed" / "measured"
+    gpus_per_job: int = 0
+    gpu_hours: float = 0.0
+    throughput: str = "assumed"
+    runtime_h: float | None = None
+    note: str = ""
+
+
+class Lengths:
+    """A model's mean response length per benchmark: measured (tokens, capped at the job's
+    max_new_tokens) or `fraction` x max_new_tokens."""
+
+    def __init__(self, fraction: float, measured: dict[str, float] | None = None):
+        self.fraction, self.measured = fraction, measured or {}
+
+    def mean(self, bench: str, max_new: int, row: Row) -> float:
+        if bench in self.measured:
+            row.lengths.add("measured")
+            return min(self.measured[bench], max_new)
+        row.lengths.add("assumed")
+        return self.fraction * max_new
+
+
+def checkpoints(cfg: dict) -> list[str]:
+    return ["base"] + [f"{c}/seed{s}" for c in cfg["chains"] for s in cfg["rl"]["seeds"]]
+
+
+def plan_model(cfg: dict, model: str, counts: dict[str, dict[str, int]], lengths: Lengths,
+               train_length: float | None = None, text_bpt: float | None = None) -> list[Row]:
+    """The rows of one model; `counts` = {task: {benchmark: eval prompts}} for the eval sets and the
+    trained tasks; `train_length` = a measured mean GRPO completion length, `text_bpt` measured bytes
+    of text per token (default: budget.text_bytes_per_token)."""
+    s, rl, a = cfg["sampling"], cfg["rl"], cfg["analysis"]
+    ckpts = checkpoints(cfg)
+    keep = s.get("token_arrays")
+    text_bpt = text_bpt or cfg["budget"]["text_bytes_per_token"]
+    rows = []
+
+    def sampled(kind: str, n_ckpts: int, block: int | None = None) -> Row:
+        row = Row(model, kind, 0)
+        for e in cfg["eval_sets"]:
+            per = counts[e] if block is None else first_prompts(counts[e], 0, sum(counts[e].values()) // block)
+            for bench, p in per.items():
+                n, max_new = sample_budget(cfg, bench)
+                length = lengths.mean(bench, max_new, row)
+                row.sequences += n_ckpts * p * n
+                row.generated_tokens += n_ckpts * p * n * length
+                arrays = n if keep is None else min(n, keep)
+                row.disk_bytes += n_ckpts * p * length * (n * text_bpt + arrays * ARRAY_BYTES_PER_TOKEN)
+        row.scored = row.sequences
+        return row
+
+    row = sampled("sample", len(ckpts))
+    row.jobs = len(ckpts) * len(cfg["eval_sets"]) * s.get("shards", 1)
+    if s.get("shards", 1) > 1:
+        row.note = f"+ {len(ckpts) * len(cfg['eval_sets'])} local sample_merge jobs"
+    rows.append(row)
+
+    routed = [c for c in (s.get("routing") or {}).get("chains", [])]
+    if routed:
+        # sample_routed runs the sample verb without --shard: with shards S > 1 it samples shard 0's block only
+        shards = s.get("shards", 1)
+        row = sampled("routed", len(routed) * len(rl["seeds"]), block=shards if shards > 1 else None)
+        row.jobs = len(routed) * len(rl["seeds"]) * len(cfg["eval_sets"])
+        if shards > 1:
+            row.note = f"shard 0 of {shards} only (sample_routed passes no --shard)"
+        rows.append(row)
+
+    jobs = len(cfg["chains"]) * len(rl["seeds"])
+    early = bool((rl.get("monitor") or {}).get("early_stop_margin") is not None)
+    row = Row(model, "train", jobs, upper_bound=early)
+    per_job = rl["steps"] * rollouts_per_step(cfg)
+    if train_length is not None:
+        row.lengths.add("measured")
+        length = min(train_length, rl["max_completion_tokens"])
+    else:
+        row.lengths.add("assumed")
+        length = cfg["budget"]["response_fraction"] * rl["max_completion_tokens"]
+    row.sequences = row.scored = jobs * per_job
+    row.generated_tokens = jobs * per_job * length
+    params = model_params(cfg, model)
+    row.disk_bytes = None if params is None else jobs * params * CHECKPOINT_BYTES_PER_PARAM
+    row.note = (f"{rl['prompts_per_step']} prompts x {rl['group_size']} x {processes(cfg)} processes per step"
+                + ("" if params is None else f"; + {RESUME_BYTES_PER_PARAM * params / 1e9:.1f} GB resume "
+                                             "checkpoint per running job"))
+    rows.append(row)
+
+    mon = rl.get("monitor")
+    if mon:
+        row = Row(model, "monitor", 0, upper_bound=early)
+        probes = probe_steps(rl["steps"], mon["every"])
+        for chain in cfg["chains"]:
+            for task in dict.fromkeys(stages(chain)):
+                for bench, p in first_prompts(counts[task], 0, mon["prompts"]).items():
+                    length = lengths.mean(bench, rl["max_completion_tokens"], row)
+                    row.sequences += len(rl["seeds"]) * probes * p * mon["n"]
+                    row.generated_tokens += len(rl["seeds"]) * probes * p * mon["n"] * length
+        row.scored = row.sequences
+        row.note = f"{probes} probes per stage, inside the train jobs"
+        rows.append(row)
+
+    iv = a["intervention"]
+    row = Row(model, "intervention", 0, upper_bound=True)
+    for e in iv["eval_sets"]:
+        if e not in cfg["eval_sets"]:
+            continue
+        row.jobs += 1
+        chosen = min(iv["prompts"], sum(counts[e].values()))
+        seqs = len(ckpts) * iv["top"] * chosen * iv["n"]
+        row.sequences += seqs
+        row.generated_tokens += seqs * _mean_length(counts[e], lengths, row, lambda b: iv["max_new_tokens"])
+    row.scored = row.sequences
+    row.disk_bytes = row.generated_tokens * text_bpt  # the run keeps each continuation's text
+    row.note = f"at most {iv['top']} forced openings (fewer if the samples have fewer distinct ones)"
+    if row.jobs:
+        rows.append(row)
+
+    from rlvr_support.analysis.base_metrics import MODES
+
+    row = Row(model, "base_metrics", 1)
+    per_prompt = sum(n for _, _, n in MODES)
+    for e in cfg["eval_sets"]:
+        p = sum(counts[e].values())
+        row.sequences += p * per_prompt
+        row.generated_tokens += p * per_prompt * _mean_length(counts[e], lengths, row, lambda b: s["max_new_tokens"])
+    row.scored = row.sequences
+    row.note = " + ".join(f"{n} {label}" for label, _, n in MODES) + " per eval prompt"
+    rows.append(row)
+
+    js = a["divergence"]
+    js_sets = [e for e in js["eval_sets"] if e in cfg["eval_sets"]]
+    if js_sets:
+        row = Row(model, "js", len(ckpts) - 1)
+        for e in js_sets:
+            total = sum(counts[e].values())
+            chosen = min(js["prompts"], total)
+            for bench, p in counts[e].items():
+                n, max_new = sample_budget(cfg, bench)
+                prefixes = min(js["samples_per_prompt"], n, keep if keep is not None else n)
+                # the chosen prompts are a seeded subset of the eval set: benchmark b holds p/total of them
+                seqs = (len(ckpts) - 1) * 2 * chosen * p / total * prefixes  # 2: base and checkpoint prefixes
+                row.sequences += seqs
+                positions = seqs * min(lengths.mean(bench, max_new, row), js["max_positions"])
+                row.forward_tokens += 2 * positions
+                row.disk_bytes += positions * JS_ROW_BYTES
+        row.note = "teacher-forced: 2 prefix sources x 2 models per sequence, forward only"
+        rows.append(row)
+    return rows
+
+
+def _mean_length(counts: dict[str, int], lengths: Lengths, row: Row, max_new_of) -> float:
+    """The prompt-weighted mean length over an eval set's benchmarks (jobs that draw across them)."""
+    total = sum(counts.values())
+    return sum(p * lengths.mean(b, max_new_of(b), row) for b, p in counts.items()) / total
+
+
+def cost(cfg: dict, rows: list[Row], throughput: dict, measured: Measured | None = None) -> None:
+    """Fill GPUs per job, GPU-hours and hours per job of `rows` from per-GPU throughputs."""
+    for row in rows:
+        kind = THROUGHPUT_OF[row.kind]
+        tps = throughput[f"{kind}_tokens_per_s_per_gpu"]
+        if measured is not None and kind in ("sample", "train") and getattr(measured, f"{kind}_tps"):
+            tps, row.throughput = getattr(measured, f"{kind}_tps"), "measured"
+        tokens = row.forward_tokens if kind == "forward" else row.generated_tokens
+        row.gpu_hours = tokens / tps / 3600
+        row.gpus_per_job = _gpus(cfg, RESOURCE_OF[row.kind])
+        row.runtime_h = cfg["resources"][RESOURCE_OF[row.kind]]["runtime"] / 60
+
+
+def plan(cfg: dict, prompts_dir: str | Path | None = None, measured_dir: str | Path | None = None
+         ) -> tuple[list[Row], dict]:
+    """(rows for every model, facts for the report: prompt counts and their origin, measurements)."""
+    tasks = [t for t in TASKS if t in cfg["eval_sets"] or any(t in stages(c) for c in cfg["chains"])]
+    counts, origin = {}, {}
+    for t in tasks:
+        counts[t], origin[t] = eval_prompt_counts(cfg, t, prompts_dir)
+    rows, facts = [], {"counts": counts, "origin": origin, "measured": {}}
+    for model in cfg["models"]:
+        m = measure_run(measured_dir, cfg, model) if measured_dir else None
+        lengths = Lengths(cfg["budget"]["response_fraction"], m.lengths if m else None)
+        mine = plan_model(cfg, model, counts, lengths, m.train_length if m else None,
+                          m.text_bytes_per_token if m else None)
+        cost(cfg, mine, cfg["budget"]["throughput"].get(model, cfg["budget"]["throughput"]["default"]), m)
+        rows += mine
+        if m:
+            facts["measured"][model] = m
+    return rows, facts
+
+
+# ---- the report
+
+
+def _si(x: float) -> str:
+    for unit, div in (("T", 1e12), ("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if abs(x) >= div:
+            return f"{x / div:.3g}{unit}"
+    return f"{x:.3g}"
+
+
+def _bytes(x: float | None) -> str:
+    if x is None:
+        return "unknown"
+    for unit, div in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if x >= div:
+            return f"{x / div:.3g} {unit}"
+    return f"{x:.0f} B"
+
+
+def rows_frame(rows: list[Row]):
+    import pandas as pd
+
+    return pd.DataFrame([{
+        "model": r.model, "kind": r.kind, "jobs": r.jobs, "gpus_per_job": r.gpus_per_job,
+        "sequences": r.sequences, "generated_tokens": r.generated_tokens, "forward_tokens": r.forward_tokens,
+        "scored_samples": r.scored, "gpu_hours": r.gpu_hours, "disk_bytes": r.disk_bytes,
+        "upper_bound": r.upper_bound, "length": "+".join(sorted(r.lengths)) or "-", "throughput": r.throughput,
+        "hours_per_job": (r.gpu_hours / (r.jobs * r.gpus_per_job)) if r.jobs and r.gpus_per_job else None,
+        "runtime_limit_h": r.runtime_h, "note": r.note} for r in rows])
+
+
+def report_markdown(cfg: dict, rows: list[Row], facts: dict) -> str:
+    from rlvr_support.analysis.markdown import markdown_table
+
+    b = cfg["budget"]
+    ub = {r.kind for r in rows if r.upper_bound}
+    header = ["model", "kind", "jobs", "GPUs/job", "sequences", "generated tokens", "forward tokens", "scored",
+              "GPU-h", "h/job (limit)", "disk", "length", "tokens/s", "note"]
+
+    def line(r: Row) -> list[str]:
+        le = "<=" if r.upper_bound else ""
+        per_job = (f"{r.gpu_hours / (r.jobs * r.gpus_per_job):.3g} ({r.runtime_h:g})"
+                   if r.jobs and r.gpus_per_job else "-")
+        gpus = "-" if r.kind == "total" else str(r.gpus_per_job)
+        return [r.model, r.kind, str(r.jobs), gpus, le + _si(r.sequences), le + _si(r.generated_tokens),
+                _si(r.forward_tokens), le + _si(r.scored), f"{r.gpu_hours:.3g}", per_job, _bytes(r.disk_bytes),
+                "+".join(sorted(r.lengths)) or "-", r.throughput, r.note]
+
+    total = Row("all", "total", sum(r.jobs for r in rows), sum(r.sequences for r in rows),
+                sum(r.generated_tokens for r in rows), sum(r.forward_tokens for r in rows),
+                sum(r.scored for r in rows), sum(r.disk_bytes or 0 for r in rows),
+                upper_bound=bool(ub), gpu_hours=sum(r.gpu_hours for r in rows), throughput="")
+    total.lengths = set().union(*(r.lengths for r in rows))
+    out = [f"# Budget of study `{cfg['study']}`", ""]
+    ckpts = checkpoints(cfg)
+    out.append(f"Per model ({', '.join(cfg['models'])}): {len(ckpts)} checkpoints sampled (base + "
+               f"{len(cfg['chains'])} chains x {len(cfg['rl']['seeds'])} seeds), eval sets {', '.join(cfg['eval_sets'])}. "
+               "Sequences and jobs follow from the config and the prompt counts (exact; `<=`: an upper bound); "
+               "lengths, throughputs and model sizes are assumptions or measurements, as each row says.")
+    table = [line(r) for r in rows] + [line(total)]
+    if any(r.disk_bytes is None for r in rows):
+        table[-1][10] += " + checkpoints of unknown size"
+    out += ["", markdown_table(header, table)]
+    out.append("Prompts per benchmark (eval split):")
+    for t, counts in facts["counts"].items():
+        shown = ", ".join(f"{bench} {p}" for bench, p in counts.items())
+        n_of = ", ".join(f"{bench} n={sample_budget(cfg, bench)[0]}, max_new_tokens={sample_budget(cfg, bench)[1]}"
+                         for bench in counts)
+        out.append(f"- {t}: {shown} (from {facts['origin'][t]}); sampled with {n_of}")
+    out += ["", "Assumptions and measurements:"]
+    if facts["measured"]:
+        for model, m in facts["measured"].items():
+            lens = ", ".join(f"{bench} {v:.1f}" for bench, v in m.lengths.items()) or "none found"
+            out.append(f"- {model}: mean response length (tokens) MEASURED on the base's samples "
+                       f"({m.samples} samples in {len(m.files)} files, {m.truncated:.0%} hit max_new_tokens): {lens}; "
+                       "lengths are capped at each job's max_new_tokens; benchmarks without a measurement use the "
+                       "assumed share below")
+            if m.text_bytes_per_token:
+                out.append(f"- {model}: response text MEASURED at {m.text_bytes_per_token:.2f} B/token on those samples")
+            if m.sample_tps:
+                out.append(f"- {model}: sampling throughput MEASURED from the run's sample logs: {m.sample_tps:.4g} "
+                           "tokens/s per GPU (per job where resources.sample.gpu is 0)")
+            if m.train_tps:
+                out.append(f"- {model}: GRPO throughput MEASURED from the run's train manifests: {m.train_tps:.4g} "
+                           f"tokens/s per GPU; mean completion length {m.train_length:.1f}")
+    out.append(f"- mean response length (ASSUMED where not measured): {b['response_fraction']} x the job's "
+               "max_new_tokens")
+    for model in cfg["models"]:
+        tp = b["throughput"].get(model, b["throughput"]["default"])
+        params = model_params(cfg, model)
+        size = ("size unknown: give budget.params_b." + model) if params is None else f"{_si(params)} parameters"
+        out.append(f"- {model}: {size}; throughput per GPU (ASSUMED unless MEASURED above): sampling "
+                   f"{tp['sample_tokens_per_s_per_gpu']:g}, "
+                   f"GRPO {tp['train_tokens_per_s_per_gpu']:g}, teacher-forced {tp['forward_tokens_per_s_per_gpu']:g} "
+                   f"tokens/s; source: {tp['source']}")
+    out.append(f"- disk: response text {b['text_bytes_per_token']:g} B/token (uncompressed; ASSUMED unless MEASURED "
+               "above), per-token arrays "
+               f"{ARRAY_BYTES_PER_TOKEN} B/token for the first {cfg['sampling'].get('token_arrays') or 'n (all)'} "
+               f"samples per prompt; checkpoints {CHECKPOINT_BYTES_PER_PARAM} B/parameter (float32, one per train job)")
+    out.append("- GPU-h = tokens / per-GPU throughput (prompt tokens and model loading not counted); "
+               "h/job = GPU-h / (jobs x GPUs per job), against the configured runtime (attempt 1)")
+    return "\n".join(out) + "\n"

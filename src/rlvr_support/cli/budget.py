@@ -1,0 +1,45 @@
+"""CLI verb `budget`: what a study will cost before it runs (rule `budget`, workflow/rules/budget.smk).
+Registered into `python -m rlvr_support` by cli.build_parser."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rlvr_support.cli.args import json_arg as _json
+
+
+def cmd_budget(a):
+    from rlvr_support.analysis.budget import budget_config, plan, report_markdown, rows_frame
+    from rlvr_support.storage.atomic import write_text
+
+    if (a.configfile is None) == (a.cfg is None):
+        raise ValueError("budget: give exactly one of --configfile (a study config) or --cfg (its budget keys as JSON)")
+    if a.configfile:
+        from rlvr_support.config.defaults import fill_defaults
+        from rlvr_support.config.validate import load_config
+
+        cfg = budget_config(fill_defaults(load_config(a.configfile)))
+    else:
+        cfg = a.cfg
+    rows, facts = plan(cfg, a.prompts_dir, a.measured)
+    md = report_markdown(cfg, rows, facts)
+    if a.out:
+        write_text(a.out, md)
+        write_text(Path(a.out).with_suffix(".csv"), rows_frame(rows).to_csv(index=False, float_format="%.6g"))
+    print(md)
+
+
+def register(verb) -> None:
+    s = verb("budget", cmd_budget,
+             "A study's budget before it runs: per rule kind, generated tokens and scored samples, GPU-hours, "
+             "disk for samples and checkpoints, and jobs; sequence counts are exact, lengths and throughputs "
+             "are the config's `budget` assumptions or, with --measured, measured on an earlier run.")
+    s.add_argument("--configfile", help="a study config (validated, defaults filled in)")
+    s.add_argument("--cfg", type=_json, help="instead: the budget keys as JSON (analysis/budget.py budget_config)")
+    s.add_argument("--prompts-dir", default="results/data/prompts",
+                   help="prompt files (<task>.jsonl) to count eval prompts from, where they exist; else the "
+                        "sources' limit/size or the known sizes of public splits (default: %(default)s)")
+    s.add_argument("--measured", metavar="RESULTS_DIR",
+                   help="an earlier run's results/ folder (a pilot: the base's samples suffice): mean response "
+                        "length per benchmark from samples/base/*.parquet, tokens/s from its logs and manifests")
+    s.add_argument("--out", help="write the Markdown here (e.g. results/budget.md) and the CSV beside it")

@@ -1,0 +1,218 @@
+"""The budget (analysis/budget.py, verb `budget`): sequence and job counts per rule kind checked by
+hand and against Snakemake's plan; the estimate of generated tokens checked against what the smoke
+and SmolLM2 runs really generated, with lengths measured on the base's samples only (a pilot)."""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+from rlvr_support.analysis.budget import (budget_config, eval_prompt_counts, plan, probe_steps, rollouts_per_step,
+                                          toy_params)
+from rlvr_support.config.defaults import fill_defaults
+from rlvr_support.config.validate import validate_config
+
+REPO = Path(__file__).resolve().parents[1]
+SMOKE = REPO / "tests" / "config" / "smoke.yaml"
+SMOL = REPO / "tests" / "config" / "smollm2-reduced.yaml"
+
+
+def _cfg(path: Path, edit=None) -> dict:
+    raw = yaml.safe_load(path.read_text())
+    if edit:
+        edit(raw)
+    return budget_config(fill_defaults(validate_config(raw)))
+
+
+def _by_kind(rows) -> dict:
+    return {r.kind: r for r in rows}
+
+
+def _small(raw):
+    """Smoke, smaller and hand-checkable: 2 seeds, 2 chains, 2 eval sets, 2 shards, 3 steps."""
+    raw["rl"].update(seeds=[0, 1], steps=3)
+    raw["rl"]["monitor"].update(every=2, prompts=2, n=2)
+    raw["chains"] = ["math", "math-if"]
+    raw["eval_sets"] = ["math", "if"]
+    raw["sampling"].update(shards=2)
+    raw["analysis"]["divergence"].update(eval_sets=["math"], prompts=3, samples_per_prompt=1, max_positions=16)
+    raw["analysis"]["intervention"].update(eval_sets=["math"], top=2, prompts=2, n=2, max_new_tokens=8)
+
+
+def test_sequence_and_job_counts_per_rule_kind_by_hand():
+    rows, facts = plan(_cfg(SMOKE, _small))
+    k = _by_kind(rows)
+    assert facts["counts"] == {"math": {"math": 6}, "if": {"if": 6}}  # world.<task>.eval: 6 prompts each
+    # 5 checkpoints (base + 2 chains x 2 seeds) x (6 + 6 prompts) x n 4; 5 x 2 eval sets x 2 shards jobs
+    assert (k["sample"].sequences, k["sample"].jobs) == (5 * 12 * 4, 20)
+    assert k["sample"].generated_tokens == 5 * 12 * 4 * 0.5 * 16  # response_fraction x max_new_tokens
+    # routed: math-if x 2 seeds; sample_routed passes no --shard, so shard 0's block: 3 of 6 prompts per set
+    assert (k["routed"].sequences, k["routed"].jobs) == (2 * (3 + 3) * 4, 2 * 2)
+    # train: 2 chains x 2 seeds jobs, each 3 steps x 2 prompts x group 4 x 1 process
+    assert (k["train"].sequences, k["train"].jobs) == (4 * 3 * 2 * 4, 4)
+    assert k["train"].generated_tokens == 4 * 24 * 0.5 * 16
+    # monitor: probes at steps 0, 2, 3; math probes math, math-if probes math and if; 2 prompts x n 2; 2 seeds
+    assert k["monitor"].sequences == 2 * 3 * (1 + 2) * 2 * 2 and k["monitor"].jobs == 0
+    # intervention: 5 checkpoints x top 2 x 2 prompts x n 2, an upper bound (fewer distinct openings)
+    assert (k["intervention"].sequences, k["intervention"].jobs, k["intervention"].upper_bound) == (40, 1, True)
+    assert k["intervention"].generated_tokens == 40 * 0.5 * 8
+    # base metrics: 1 greedy + 4 sampled per eval prompt of the eval sets
+    assert (k["base_metrics"].sequences, k["base_metrics"].jobs) == (12 * 5, 1)
+    # JS: 4 RL checkpoints x 2 prefix sources x 3 prompts x 1 prefix, 2 models each over min(8, 16) positions
+    assert (k["js"].sequences, k["js"].jobs, k["js"].forward_tokens) == (24, 4, 2 * 24 * 8)
+    assert k["js"].generated_tokens == 0 and k["js"].scored == 0
+    assert {r.kind: r.scored for r in rows if r.kind != "js"} == {r.kind: r.sequences for r in rows if r.kind != "js"}
+
+
+def test_probe_steps_and_rollouts_per_step():
+    assert probe_steps(3, 2) == 3 and probe_steps(10, 0) == 2 and probe_steps(4, 1) == 5 and probe_steps(1, 5) == 2
+    cfg = _cfg(SMOKE)
+    assert rollouts_per_step(cfg) == 2 * 4
+    # `accelerate launch` on 8 GPUs x 2 nodes: TRL's batch is per device, so 16 processes each make their own
+    cfg["resources"]["train"].update(gpu=8, nodes=2, launcher="accelerate")
+    assert rollouts_per_step(cfg) == 2 * 4 * 16
+
+
+def test_per_benchmark_overrides_and_counts_from_the_prompt_file(tmp_path):
+    def edit(raw):
+        raw["sampling"]["benchmarks"] = {"legs_eval": {"n": 6, "max_new_tokens": 40}}
+
+    cfg = _cfg(SMOL, edit)
+    k = _by_kind(plan(cfg)[0])
+    # 3 checkpoints; math: legs_eval 3 x n 6 (its override), arith_eval 3 x 2; if 3 x 2; joint 3 x 2
+    assert k["sample"].sequences == 3 * (18 + 6 + 6 + 6)
+    assert k["sample"].generated_tokens == 3 * (18 * 20 + (6 + 6 + 6) * 12)  # 0.5 x 40, 0.5 x 24
+    # the prompt file wins over the sources' sizes when it exists
+    rows = [{"id": f"legs_eval-{i}", "split": "eval", "source": "legs_eval"} for i in range(5)]
+    rows += [{"id": f"a-{i}", "split": "train", "source": "arith_train"} for i in range(8)]
+    (tmp_path / "math.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    counts, origin = eval_prompt_counts(cfg, "math", tmp_path)
+    assert counts == {"legs_eval": 5} and origin == str(tmp_path / "math.jsonl")
+    assert eval_prompt_counts(cfg, "if", tmp_path)[0] == {"ift_eval": 3}  # no file: the source's size
+
+
+def test_token_arrays_only_for_the_first_k_samples_shrink_disk():
+    full = _by_kind(plan(_cfg(SMOKE))[0])["sample"]
+    some = _by_kind(plan(_cfg(SMOKE, lambda raw: raw["sampling"].update(token_arrays=1)))[0])["sample"]
+    # 7 checkpoints x 18 prompts x (4 - 1) samples without arrays x 8 tokens x 12 bytes (int32 + 2 float32)
+    assert full.disk_bytes - some.disk_bytes == 7 * 18 * 3 * 8 * 12
+    assert full.sequences == some.sequences and full.generated_tokens == some.generated_tokens
+
+
+def test_unknown_source_size_is_an_error_naming_the_source():
+    def edit(raw):
+        raw["world"]["tasks"]["math"][1] = {"format": "gsm8k", "hub": "org/private-math", "hf_split": "test",
+                                            "split": "eval", "name": "private"}
+
+    with pytest.raises(ValueError, match=r"world.tasks.math eval source 0 \(private\).*'org/private-math'"):
+        plan(_cfg(SMOL, edit))
+    # a `limit` is enough
+    rows, facts = plan(_cfg(SMOL, lambda raw: (edit(raw), raw["world"]["tasks"]["math"][1].update(limit=7))))
+    assert facts["counts"]["math"] == {"private": 7, "arith_eval": 3}
+
+
+def test_toy_parameters_are_the_models():
+    from rlvr_support.data.toyworld.tokenizer import build_tokenizer
+    from rlvr_support.models.loading import toy_llama
+
+    arch = yaml.safe_load(SMOKE.read_text())["base"]["arch"]
+    tok = build_tokenizer()
+    assert toy_params(arch) == sum(p.numel() for p in toy_llama(len(tok), arch, tok).parameters())
+
+
+def test_job_counts_match_snakemakes_plan(tmp_path):
+    bindir = Path(sys.executable).parent
+    proc = subprocess.run([str(bindir / "snakemake"), "-s", str(REPO / "Snakefile"), "-d", str(tmp_path),
+                           "--configfile", str(SMOKE), "-n", "--cores", "1", "all"],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    stats = dict(re.findall(r"^(\w+)\s+(\d+)$", proc.stdout, flags=re.M))
+    k = _by_kind(plan(_cfg(SMOKE))[0])
+    rule_of = {"sample": "sample", "routed": "sample_routed", "train": "train_stage", "js": "positional_js",
+               "intervention": "opening_intervention", "base_metrics": "base_metrics"}
+    assert {kind: k[kind].jobs for kind in rule_of} == {kind: int(stats[rule]) for kind, rule in rule_of.items()}
+
+
+def test_verb_writes_markdown_and_csv(tmp_path):
+    out = tmp_path / "budget.md"
+    proc = subprocess.run([sys.executable, "-m", "rlvr_support", "budget", "--configfile", str(SMOKE),
+                           "--prompts-dir", str(tmp_path / "none"), "--out", str(out)],
+                          capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    md = out.read_text()
+    assert "(ASSUMED" in md and "MEASURED on" not in md and "| all | total |" in md
+    csv = pd.read_csv(out.with_suffix(".csv"))
+    assert list(csv["kind"]) == ["sample", "routed", "train", "monitor", "intervention", "base_metrics", "js"]
+    assert csv.set_index("kind").loc["sample", "sequences"] == 7 * 18 * 4
+
+
+# ---- against reality: the estimate with lengths measured on the base's samples only
+
+
+def _sample_parquets(root: Path) -> list[Path]:
+    """Every merged samples file (shard files are parts of the merged ones)."""
+    return [p for p in sorted((root / "samples").rglob("*.parquet")) if not any(x.endswith(".shards") for x in p.parts)]
+
+
+def _pilot(run: Path, tmp_path: Path) -> Path:
+    """What a user can afford before the study: the base's samples only."""
+    pilot = tmp_path / "pilot"
+    (pilot / "samples" / "base").mkdir(parents=True)
+    for f in (run / "results" / "samples" / "base").glob("*.parquet"):
+        shutil.copy(f, pilot / "samples" / "base" / f.name)
+    return pilot
+
+
+def _check_against_run(run: Path, config: Path, tmp_path: Path, label: str):
+    cfg = _cfg(config)
+    results = run / "results"
+    actual = [pd.read_parquet(p, columns=["n_tokens"]) for p in _sample_parquets(results)]
+    actual_tokens = float(sum(df["n_tokens"].sum() for df in actual))
+    actual_rows = sum(len(df) for df in actual)
+    rows, facts = plan(cfg, results / "data" / "prompts", _pilot(run, tmp_path))
+    sample = _by_kind(rows)["sample"]
+    est = sample.generated_tokens
+    print(f"\n{label}: sample jobs generated {actual_tokens:.0f} tokens in {actual_rows} samples; "
+          f"estimated {est:.0f} tokens in {sample.sequences:.0f} samples (lengths measured on "
+          f"{facts['measured']['base'].samples} base samples): {est / actual_tokens - 1:+.1%}")
+    assert sample.sequences == actual_rows, "sequence counts are exact"
+    assert sample.lengths == {"measured"}
+    assert abs(est / actual_tokens - 1) < 0.10
+    return rows
+
+
+@pytest.mark.slow
+def test_smoke_estimate_matches_the_tokens_generated(smoke_run, tmp_path):
+    rows = _check_against_run(smoke_run, SMOKE, tmp_path, "smoke")
+    k = _by_kind(rows)
+    routed = sum(len(pd.read_parquet(p, columns=["n_tokens"]))
+                 for p in sorted((smoke_run / "results" / "routed" / "samples").rglob("*.parquet")))
+    assert k["routed"].sequences == routed
+    iv = pd.read_parquet(smoke_run / "results" / "analysis" / "intervention" / "math.parquet")
+    assert len(iv) <= k["intervention"].sequences
+    # the rule's table, planned before the run, has the same exact counts
+    table = pd.read_csv(smoke_run / "results" / "budget.csv").set_index("kind")
+    assert table.loc["sample", "sequences"] == k["sample"].sequences
+    assert table.loc["routed", "sequences"] == routed
+
+
+@pytest.mark.slow
+def test_smollm2_estimate_matches_the_tokens_generated(smol_run, tmp_path):
+    _check_against_run(smol_run, SMOL, tmp_path, "smollm2-reduced")
+
+
+def test_paper_config_budget_runs_on_known_sizes(tmp_path):
+    """configs/paper.yaml before its data exists: every eval source's size is known."""
+    cfg = budget_config(fill_defaults(validate_config(yaml.safe_load((REPO / "configs" / "paper.yaml").read_text()))))
+    rows, facts = plan(copy.deepcopy(cfg), tmp_path / "no-prompts-yet")
+    assert all(sum(c.values()) > 0 for c in facts["counts"].values())
+    assert {r.kind for r in rows} >= {"sample", "train", "base_metrics"}
