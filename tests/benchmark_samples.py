@@ -6,11 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import matplotlib.pyplot as plt
 import pandas as pd
-import pytest
 
-from rlvr_support.figures import style
 from rlvr_support.storage.atomic import write_parquet
 
 
@@ -49,13 +46,3 @@ def write_benchmark_files(root: Path, ckpt: str, eval_set: str, samples: list[di
         write_parquet(path, frame)
         out.append(path)
     return out[0], out[1]
-
-
-@pytest.fixture
-def drawn(monkeypatch):
-    """The figures passed to style.save, instead of files."""
-    figs = []
-    monkeypatch.setattr(style, "save", lambda fig, out: figs.append(fig))
-    yield figs
-    for f in figs:
-        plt.close(f)

@@ -62,3 +62,17 @@ def smol_run(tmp_path_factory) -> Path:
     run_snakemake(work, "all", config=SMOL_CONFIG, timeout=1800)
     print(f"smollm2 reduced study: {time.time() - t0:.0f} s")
     return work
+
+
+@pytest.fixture
+def drawn(monkeypatch):
+    """The figures passed to style.save, instead of files."""
+    import matplotlib.pyplot as plt
+
+    from rlvr_support.figures import style
+
+    figs = []
+    monkeypatch.setattr(style, "save", lambda fig, out: figs.append(fig))
+    yield figs
+    for f in figs:
+        plt.close(f)

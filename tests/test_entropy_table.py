@@ -11,7 +11,7 @@ from rlvr_support.analysis.entropy_table import (
 )
 from rlvr_support.analysis.runs import parse_files
 from rlvr_support.figures.entropy_bars import plot_entropy
-from benchmark_samples import drawn, sample, write_benchmark_files  # noqa: F401 (drawn: a fixture)
+from benchmark_samples import sample, write_benchmark_files
 from support_helpers import write_samples, write_scores
 
 

@@ -4,29 +4,17 @@
 
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
 import pytest
 
 from rlvr_support.analysis.passk_table import passk_table
 from rlvr_support.analysis.runs import parse_files
 from rlvr_support.analysis.support_table import support_tables
-from rlvr_support.figures import style
 from rlvr_support.figures.passk_curves import plot_passk_curves
 from rlvr_support.figures.remedy_tradeoff import plot_remedy_tradeoff
 from rlvr_support.figures.support_bars import plot_support_bars
 from benchmark_scores import write_benchmark_scores
 
 MATH = {"gsm8k": {"g0": [1, 0, 0, 0], "g1": [0, 0, 1, 1]}, "math500": {"m0": [1, 1], "m1": [0, 1]}}
-
-
-@pytest.fixture
-def drawn(monkeypatch):
-    """The figures passed to style.save, instead of files."""
-    figs = []
-    monkeypatch.setattr(style, "save", lambda fig, out: figs.append(fig))
-    yield figs
-    for f in figs:
-        plt.close(f)
 
 
 def _titles(fig) -> list[str]:

@@ -4,7 +4,7 @@ import pytest
 from rlvr_support.analysis.opening_intervention import intervention_run, intervention_tables, top_openings
 from rlvr_support.data.toyworld.tokenizer import build_tokenizer
 from rlvr_support.figures.intervention_bars import plot_intervention
-from benchmark_samples import drawn, sample, write_benchmark_files  # noqa: F401 (drawn: a fixture)
+from benchmark_samples import sample, write_benchmark_files
 from support_helpers import math_prompts, tiny_checkpoint, write_samples, write_scores
 
 

@@ -3,7 +3,7 @@ import pytest
 from rlvr_support.analysis.openings_table import opening_style, openings_tables
 from rlvr_support.analysis.runs import parse_files
 from rlvr_support.figures.openings_scatter import plot_openings_scatter
-from benchmark_samples import drawn, sample, write_benchmark_files  # noqa: F401 (drawn: a fixture)
+from benchmark_samples import sample, write_benchmark_files
 from support_helpers import write_samples
 
 

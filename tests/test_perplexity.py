@@ -8,7 +8,6 @@ import torch
 from rlvr_support.analysis.perplexity import perplexity_run, perplexity_table
 from rlvr_support.models.loading import load_policy
 from rlvr_support.figures.perplexity_bars import plot_perplexity
-from benchmark_samples import drawn  # noqa: F401 (a fixture)
 from support_helpers import math_prompts, tiny_checkpoint
 
 

