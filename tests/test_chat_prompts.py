@@ -68,11 +68,11 @@ def test_support_monitor_renders_chat_prompts(chat_ckpt, prompts, monkeypatch, t
     recs = [json.loads(line) for line in open(prompts)]
     seen = []
 
-    def capture(self, request):
-        seen.extend(request.prompts)
+    def capture(model, tok, backend, requests, **kw):
+        seen.extend(requests[0].prompts)
         raise Stop
 
-    monkeypatch.setattr(support_monitor.Sampler, "generate", capture)
+    monkeypatch.setattr(support_monitor, "generate_local", capture)
     mon = support_monitor.SupportMonitor(tok, {"math": recs}, "math", tmp_path / "m.csv", every=1, n=2,
                                          max_new_tokens=4, prompt_format="chat")
     with pytest.raises(Stop):

@@ -17,40 +17,15 @@ token_ids, text, n_tokens, finish_reason, token_logprobs, token_entropies), in p
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
-from rlvr_support.sampling.prompts import Prompt, prompt_ids
+from rlvr_support.sampling.local import choose_backend, generate_local
+from rlvr_support.sampling.prompts import Request, prompt_ids
+
+__all__ = ["BACKENDS", "Request", "Sampler", "choose_backend"]  # Request and choose_backend: re-exported
 
 BACKENDS = ("auto", "hf", "fast", "vllm")
 VLLM_DEFAULTS = {"tensor_parallel_size": 1, "dtype": "auto", "entropy_topk": 20}
-
-
-@dataclass(frozen=True)
-class Request:
-    """n samples for each of `prompts` with one seed; `prompt_offset` is the first prompt's
-    index in the whole eval set (vLLM seeds each prompt by it, so shards agree). Samples from
-    `token_arrays` on come back without per-token log-probs and entropies (their token ids
-    stay, for the text), which keeps thousands of samples per prompt in memory."""
-
-    prompts: Sequence[Prompt]
-    n: int
-    temperature: float
-    top_p: float
-    max_new_tokens: int
-    seed: int
-    prompt_offset: int = 0
-    token_arrays: int | None = None  # samples 0..K-1 of a prompt keep log-probs and entropies; None: all
-
-
-def choose_backend(backend: str, model) -> str:
-    """`auto`: the fast sampler where it can run this (loaded) model, else Hugging Face `generate`."""
-    from rlvr_support.sampling.fast import fast_supported
-
-    if backend == "auto":
-        return "fast" if fast_supported(model) is None else "hf"
-    return backend
 
 
 class Sampler:
@@ -97,14 +72,7 @@ class Sampler:
         """Rows for each request, in order; vLLM starts its engine once for all of them."""
         if self.backend == "vllm":
             return self._generate_vllm(requests)
-        from rlvr_support.sampling.fast import generate_fast
-        from rlvr_support.sampling.hf import generate_hf
-
-        generate = generate_fast if self.backend == "fast" else generate_hf
-        return [drop_token_arrays(generate(self.model, self.tokenizer, list(r.prompts), n=r.n, temperature=r.temperature,
-                                           top_p=r.top_p, max_new_tokens=r.max_new_tokens, seed=r.seed,
-                                           prompt_batch=self.prompt_batch), r.token_arrays)
-                for r in requests]
+        return generate_local(self.model, self.tokenizer, self.backend, requests, prompt_batch=self.prompt_batch)
 
     def _generate_vllm(self, requests: list[Request]) -> list[list[dict]]:
         from rlvr_support.sampling import vllm_backend
@@ -126,11 +94,3 @@ class Sampler:
                 r["text"] = self.tokenizer.decode(r["token_ids"], skip_special_tokens=True)
         return results
 
-
-def drop_token_arrays(rows: list[dict], keep: int | None) -> list[dict]:
-    """Rows with the log-probs and entropies of samples `keep`, `keep`+1, ... emptied (None: all kept)."""
-    if keep is not None:
-        for r in rows:
-            if r["sample_idx"] >= keep:
-                r["token_logprobs"], r["token_entropies"] = [], []
-    return rows

@@ -1,7 +1,9 @@
-"""Prompts as every backend takes them: a string (tokenised as it is) or exact token ids."""
+"""Prompts and requests as every backend takes them: a prompt is a string (tokenised as it is) or
+exact token ids; a `Request` asks for n samples of each of its prompts."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Sequence, Union
 
 import torch
@@ -20,3 +22,20 @@ def left_pad(ids: list[list[int]], pad_id: int) -> tuple[torch.Tensor, torch.Ten
     padded = torch.tensor([[pad_id] * (width - len(p)) + list(p) for p in ids], dtype=torch.long)
     mask = torch.tensor([[0] * (width - len(p)) + [1] * len(p) for p in ids])
     return padded, mask
+
+
+@dataclass(frozen=True)
+class Request:
+    """n samples for each of `prompts` with one seed; `prompt_offset` is the first prompt's
+    index in the whole eval set (vLLM seeds each prompt by it, so shards agree). Samples from
+    `token_arrays` on come back without per-token log-probs and entropies (their token ids
+    stay, for the text), which keeps thousands of samples per prompt in memory."""
+
+    prompts: Sequence[Prompt]
+    n: int
+    temperature: float
+    top_p: float
+    max_new_tokens: int
+    seed: int
+    prompt_offset: int = 0
+    token_arrays: int | None = None  # samples 0..K-1 of a prompt keep log-probs and entropies; None: all

@@ -11,7 +11,7 @@ chain, scores them with the evaluation's verifiers, and appends, per task:
 to a CSV. With `early_stop_margin` set, training stops when a previous task's best@k falls more
 than the margin below its value at step 0. Sampling runs in a forked RNG, so switching the
 monitor on or off does not change the training run itself. The probes sample the policy being
-trained where it is (sampling/backends.py `Sampler.from_model`, backend auto: the fast sampler
+trained where it is (sampling/local.py, backend auto: the fast sampler
 on CPU, `generate` on the training GPU); a vLLM engine would need the weights synced each probe.
 """
 
@@ -30,7 +30,8 @@ from rlvr_support.metrics.entropy import answer_entropy
 from rlvr_support.metrics.openings import openings
 from rlvr_support.metrics.passk import best_at_k
 from rlvr_support.models.prompting import render
-from rlvr_support.sampling.backends import Request, Sampler
+from rlvr_support.sampling.local import generate_local
+from rlvr_support.sampling.prompts import Request
 from rlvr_support.scoring.score import score_samples
 
 COLUMNS = ["step", "task", "role", "n_prompts", "n", "pass@1", "best@k", "coverage", "opening_entropy"]
@@ -85,9 +86,9 @@ class SupportMonitor(TrainerCallback):
             for task, recs in sorted(self.probes.items()):
                 texts = render(self.tok, [r["prompt"] for r in recs], self.prompt_format)
                 # the policy as it is being trained, on its device: the fast sampler on CPU, generate on a GPU
-                probe = Sampler.from_model(model, self.tok, "auto", prompt_batch=len(recs))
-                rows = probe.generate(Request(texts, n=self.n, temperature=self.temperature, top_p=1.0,
-                                              max_new_tokens=self.max_new_tokens, seed=self.seed + step))
+                (rows,) = generate_local(model, self.tok, "auto", [Request(
+                    texts, n=self.n, temperature=self.temperature, top_p=1.0, max_new_tokens=self.max_new_tokens,
+                    seed=self.seed + step)], prompt_batch=len(recs))
                 df = pd.DataFrame(rows)
                 df["prompt_id"] = [recs[i]["id"] for i in df["prompt_index"]]
                 scores = score_samples(df[["prompt_id", "sample_idx", "text"]], {r["id"]: r for r in recs},
