@@ -33,9 +33,7 @@ def base_metrics(model_path: str, prompt_files: dict[str, str], *, sampling: dic
     torch.set_num_threads(threads)
     scoring = scoring or {"timeout_s": 1.0, "workers": 1, "reasoning": "none"}
     (device,) = model_devices(gpus, 1)
-    policy = sampler(model_path, sampling, dtype=dtype)
-    if policy.model is not None:
-        policy.model.to(device)
+    policy = sampler(model_path, sampling, dtype=dtype, device=device)
     tok = policy.tokenizer
     fmt = prompt_format(model_path)
     tasks = sorted(prompt_files)

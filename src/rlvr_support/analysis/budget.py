@@ -23,9 +23,10 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rlvr_support.config.benchmarks import source_name
+from rlvr_support.config.benchmarks import prompt_benchmark, source_name
 from rlvr_support.config.chains import TASKS, stages
 from rlvr_support.config.defaults import benchmark_sampling
+from rlvr_support.storage.atomic import read_jsonl
 
 ARRAY_BYTES_PER_TOKEN = 4 + 4 + 4  # token id int32, log-prob float32, entropy float32
 CHECKPOINT_BYTES_PER_PARAM = 4  # train_stage loads the parent in float32 and saves it so
@@ -91,13 +92,9 @@ def eval_prompt_counts(cfg: dict, task: str, prompts_dir: str | Path | None = No
     path = Path(prompts_dir) / f"{task}.jsonl" if prompts_dir else None
     if path is not None and path.is_file():
         counts: dict[str, int] = {}
-        with open(path) as f:
-            for line in f:
-                if line.strip():
-                    r = json.loads(line)
-                    if r["split"] == "eval":
-                        name = r.get("source") or task
-                        counts[name] = counts.get(name, 0) + 1
+        for r in read_jsonl(path):
+            if r["split"] == "eval":
+                counts[prompt_benchmark(r)] = counts.get(prompt_benchmark(r), 0) + 1
         return counts, str(path)
     world = cfg["world"]
     if world["kind"] == "toy":

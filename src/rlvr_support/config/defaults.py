@@ -83,8 +83,7 @@ def with_analyse_resources(resources: dict) -> dict:
     """`resources` with `analyse` filled in: the `sample` job's resources (a job that loads the
     same models) and dtype auto, where the config does not give its own."""
     out = copy.deepcopy(dict(resources))
-    sample = {k: v for k, v in resources["sample"].items()}
-    out["analyse"] = {**sample, "nodes": 1, "tasks": 1, "dtype": "auto", **resources.get("analyse", {})}
+    out["analyse"] = {**resources["sample"], "nodes": 1, "tasks": 1, "dtype": "auto", **resources.get("analyse", {})}
     return out
 
 

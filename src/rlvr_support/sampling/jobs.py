@@ -123,10 +123,11 @@ def entropy_topk(policy: Sampler) -> int:
     return int(policy.vllm["entropy_topk"]) if policy.backend == "vllm" else 0
 
 
-def sampler(model_path: str, cfg: dict, dtype: str = "float32") -> Sampler:
+def sampler(model_path: str, cfg: dict, dtype: str = "float32", device: str | None = None) -> Sampler:
     """The checkpoint ready for the `sampling` section's backend (hf and fast load weights in
-    `dtype`, `auto` = bfloat16 on a GPU; vLLM takes its own `sampling.vllm.dtype`)."""
-    return Sampler(model_path, cfg["backend"], prompt_batch=cfg["prompt_batch"], vllm=cfg.get("vllm"), dtype=dtype)
+    `dtype` on `device`, default the GPU if one is visible; vLLM takes its own `sampling.vllm.dtype`)."""
+    return Sampler(model_path, cfg["backend"], prompt_batch=cfg["prompt_batch"], vllm=cfg.get("vllm"), dtype=dtype,
+                   device=device)
 
 
 def merge_shards(shard_files: list[str], out: str) -> pd.DataFrame:
