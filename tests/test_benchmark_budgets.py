@@ -7,7 +7,7 @@ import json
 import pytest
 
 from rlvr_support.config.benchmarks import eval_benchmarks
-from rlvr_support.config.defaults import benchmark_sampling
+from rlvr_support.config.benchmarks import benchmark_sampling
 from rlvr_support.config.validate import ConfigError, load_config, validate_config
 from rlvr_support.sampling.jobs import benchmark_blocks, sample_checkpoint
 from rlvr_support.scoring.score import load_prompts, score_samples
@@ -55,7 +55,8 @@ def test_each_benchmark_is_sampled_with_its_own_budget(ckpt, tmp_path):
 
 
 def test_one_benchmark_keeps_the_plain_job_seed(ckpt, tmp_path):
-    """A study without per-benchmark settings samples exactly as before the benchmark split."""
+    """A study without per-benchmark settings samples with the job's plain seed (its weights and job name)."""
+    from rlvr_support.models.loading import weights_id
     from rlvr_support.sampling.backends import Request, Sampler
     from rlvr_support.sampling.jobs import job_seed
 
@@ -63,7 +64,7 @@ def test_one_benchmark_keeps_the_plain_job_seed(ckpt, tmp_path):
     df = sample_checkpoint(str(ckpt), str(prompts), str(tmp_path / "s.parquet"), CFG, job="base/math")
     s = Sampler(str(ckpt), "fast", prompt_batch=4)
     rows = s.generate(Request([f"Q : solve {i} + 1 . A :" for i in range(3)], n=3, temperature=1.0, top_p=1.0,
-                              max_new_tokens=6, seed=job_seed(0, "base/math")))
+                              max_new_tokens=6, seed=job_seed(0, f"{weights_id(ckpt)}/base/math")))
     assert list(df["token_ids"].map(list)) == [r["token_ids"] for r in rows]
 
 

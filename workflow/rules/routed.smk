@@ -32,7 +32,7 @@ rule sample_routed:
         gpus=get_gpus_per_node("sample"),
     shell:
         "python -m rlvr_support sample --model {input.model} --prompts {input.prompts} --cfg {params.cfg:q} "
-        "--job routed/{wildcards.ckpt}/{wildcards.eval_set} --route-from {input.reference} {params.routing} "
+        "--job routed/{wildcards.eval_set} --route-from {input.reference} {params.routing} "
         "--out {output} --threads {threads} --gpus {params.gpus} > {log} 2>&1"
 
 

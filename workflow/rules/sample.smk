@@ -32,7 +32,7 @@ rule sample:
         shard=get_shard,
     shell:
         "python -m rlvr_support sample --model {input.model} --prompts {input.prompts} --cfg {params.cfg:q} "
-        "--job {wildcards.ckpt}/{wildcards.eval_set} --out {output} --threads {threads} "
+        "--job {wildcards.eval_set} --out {output} --threads {threads} "
         "--gpus {params.gpus} --shard {params.shard} > {log} 2>&1"
 
 

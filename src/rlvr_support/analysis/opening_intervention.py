@@ -62,6 +62,7 @@ def intervention_run(models: dict[str, str], samples: dict[str, str], prompts_pa
 
     from rlvr_support.models.prompting import prompt_format, render
     from rlvr_support.sampling.backends import Request
+    from rlvr_support.models.loading import weights_id
     from rlvr_support.sampling.jobs import job_seed, sampler
     from rlvr_support.sampling.prompts import prompt_ids
     from rlvr_support.scoring.score import load_prompts, score_samples
@@ -81,7 +82,7 @@ def intervention_run(models: dict[str, str], samples: dict[str, str], prompts_pa
         ids = prompt_ids(tok, render(tok, [prompts[p]["prompt"] for p in chosen], prompt_format(manifest)))
         requests = [Request([i + list(o) for i in ids], n=cfg["n"], temperature=sampling["temperature"],
                             top_p=sampling["top_p"], max_new_tokens=cfg["max_new_tokens"],
-                            seed=job_seed(sampling["seed"], "intervention", label, key_str(o)))
+                            seed=job_seed(sampling["seed"], "intervention", weights_id(manifest), key_str(o)))
                     for o in forced]
         for o, rows in zip(forced, policy.generate_many(requests)):
             text_o = tok.decode(list(o), skip_special_tokens=True)
@@ -104,8 +105,8 @@ def intervention_run(models: dict[str, str], samples: dict[str, str], prompts_pa
 
 
 def _label_parts(label: str) -> tuple[str, int | None]:
-    if label == "base":
-        return "base", None
+    if "/seed" not in label:  # the base or an external checkpoint
+        return label, None
     chain, s = label.rsplit("/seed", 1)
     return chain, int(s)
 

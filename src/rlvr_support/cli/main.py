@@ -44,8 +44,11 @@ def cmd_pretrain(a):
     from rlvr_support.storage.atomic import write_json
     from rlvr_support.models.pretrain import pretrain
 
+    from rlvr_support.models.base_models import weights_checksums
+
     summary = pretrain(a.corpus, str(Path(a.out).parent), a.cfg, a.seed, threads=a.threads)
-    write_json(a.out, {"model_dir": "model", "chain": "base", "kind": "pretrain", **summary})
+    write_json(a.out, {"model_dir": "model", "chain": "base", "kind": "pretrain", **summary,
+                       "sha256": weights_checksums(Path(a.out).parent / "model")})
     print(json.dumps(summary))
 
 
@@ -71,6 +74,15 @@ def cmd_train(a):
                            remedies=a.remedies, teacher=a.teacher, probes=probes)
     if manifest is not None:  # None on the non-main processes of a multi-GPU run
         write_json(a.out, manifest)
+
+
+def cmd_trajectory_point(a):
+    from rlvr_support.storage.atomic import write_json
+    from rlvr_support.training.kept_weights import point_manifest
+
+    manifest = point_manifest(a.run, a.step)
+    write_json(a.out, manifest)
+    print(json.dumps(manifest, indent=1))
 
 
 def cmd_sample(a):
@@ -211,11 +223,19 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--probe", nargs="*", default=[],
                    help="task=prompts.jsonl pairs the support monitor samples (eval split); monitor.csv lands beside --out")
 
+    s = verb("trajectory-point", cmd_trajectory_point,
+             "Declare the weights a trajectory chain's stage kept at one step (step<s>/model/ beside the run's "
+             "manifest) as a checkpoint: checksums, step, run.")
+    s.add_argument("--run", required=True, help="the trained run's manifest.json")
+    s.add_argument("--step", type=int, required=True)
+    s.add_argument("--out", required=True, help="<run>/step<s>/manifest.json")
+
     s = verb("sample", cmd_sample, "n samples per eval prompt from one checkpoint, as Parquet.")
     s.add_argument("--model", required=True)
     s.add_argument("--prompts", required=True)
     s.add_argument("--cfg", type=_json, required=True, help="the config's `sampling` section as JSON")
-    s.add_argument("--job", required=True, help="job name that fixes the seed, e.g. math-if/seed0/if")
+    s.add_argument("--job", required=True, help="job name that, with the weights' checksums, fixes the seed: the eval "
+                   "set (e.g. if), routed/<eval set> for a routed job")
     s.add_argument("--out", required=True)
     s.add_argument("--threads", type=int, default=1)
     s.add_argument("--gpus", type=int, default=0, help=GPUS_HELP)
@@ -274,11 +294,14 @@ def build_parser() -> argparse.ArgumentParser:
     from rlvr_support.cli.budget import register as register_budget  # the study's cost before it runs
 
     register_budget(verb)
+    from rlvr_support.cli.trajectory import register as register_trajectory  # training trajectories, checkpoint association
+
+    register_trajectory(verb)
     return p
 
 
 # The verbs that fetch: they run as local rules on the submit host (workflow/rules/data.smk, base.smk).
-DOWNLOAD_VERBS = ("data-sources", "base-model")
+DOWNLOAD_VERBS = ("data-sources", "base-model", "checkpoint")
 OFFLINE_ENV = ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE")
 
 

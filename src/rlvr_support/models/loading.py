@@ -39,6 +39,23 @@ def checkpoint_dir(manifest_path: str | Path) -> Path:
     return model_dir
 
 
+def weights_id(manifest_path: str | Path) -> str:
+    """A name for the weights a manifest (or a model folder) declares: the digest of their files' sha256 (recorded in the
+    manifest, else computed). Sampling seeds follow it, not the checkpoint's label, so the same
+    weights registered under another name (an external copy of a trained checkpoint) give the same
+    samples, and two different checkpoints never share a random stream by accident."""
+    import hashlib
+
+    from rlvr_support.models.base_models import weights_checksums
+
+    path = Path(manifest_path)
+    if path.is_dir():  # a model folder given directly
+        sums = weights_checksums(path)
+    else:
+        sums = json.loads(path.read_text()).get("sha256") or weights_checksums(checkpoint_dir(path))
+    return hashlib.sha256(json.dumps(sums, sort_keys=True).encode()).hexdigest()[:16]
+
+
 def load_policy(manifest_or_dir: str | Path, dtype=torch.float32, device: str | None = None):
     """(model, tokenizer) from a manifest file or a model directory, in eval mode, left padding;
     on `device` (default: where transformers puts it, the CPU)."""

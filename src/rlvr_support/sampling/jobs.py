@@ -15,8 +15,9 @@ import pandas as pd
 import torch
 
 from rlvr_support.config.benchmarks import prompt_benchmark
-from rlvr_support.config.defaults import benchmark_sampling
+from rlvr_support.config.benchmarks import benchmark_sampling
 from rlvr_support.models.prompting import prompt_format, render
+from rlvr_support.models.loading import weights_id
 from rlvr_support.sampling.backends import Request, Sampler
 from rlvr_support.sampling.routed import generate_routed
 from rlvr_support.storage.atomic import read_jsonl, write_parquet
@@ -26,7 +27,7 @@ SAMPLE_COLUMNS = ["prompt_id", "benchmark", "sample_idx", "text", "n_tokens", "f
 
 
 def job_seed(base_seed: int, *parts: str) -> int:
-    """A fixed seed per (checkpoint, eval set) job, stable across runs and machines."""
+    """A fixed seed per (weights, eval set) job, stable across runs and machines."""
     return (base_seed * 1_000_003 + zlib.crc32("/".join(parts).encode())) % 2**31
 
 
@@ -77,12 +78,14 @@ def sample_checkpoint(model_path: str, prompts_path: str, out: str, cfg: dict, j
         write_parquet(out, df)
         return df
     blocks = benchmark_blocks(prompts)
+    # the random stream follows the weights and the job (eval set), not the checkpoint's label
+    job = f"{weights_id(model_path)}/{job}"
     policy = sampler(model_path, cfg)
     print(f"sampling backend: {policy.backend}", flush=True)
     reference = sampler(routing["reference"], cfg) if routing is not None else None
     requests, budgets = [], []
     for bench, start, block in blocks:
-        # one shard and one benchmark keep the plain job seed, so such studies reproduce earlier samples
+        # one shard and one benchmark keep the plain job seed
         parts = ([f"shard{shard}of{shards}"] if shards > 1 else []) + ([bench] if len(blocks) > 1 else [])
         seed = job_seed(cfg["seed"], job, *parts)
         kw = benchmark_sampling(cfg, bench)
