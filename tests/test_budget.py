@@ -20,6 +20,7 @@ from rlvr_support.analysis.budget import (budget_config, eval_prompt_counts, pla
                                           toy_params)
 from rlvr_support.config.defaults import fill_defaults
 from rlvr_support.config.validate import validate_config
+from test_external_checkpoints import model_folder
 
 REPO = Path(__file__).resolve().parents[1]
 SMOKE = REPO / "tests" / "config" / "smoke.yaml"
@@ -38,7 +39,8 @@ def _by_kind(rows) -> dict:
 
 
 def _small(raw):
-    """Smoke, smaller and hand-checkable: 2 seeds, 2 chains, 2 eval sets, 2 shards, 3 steps."""
+    """Smoke, smaller and hand-checkable: 2 seeds, 2 chains, 2 eval sets, 2 shards, 3 steps, no trajectory."""
+    raw.pop("trajectory")
     raw["rl"].update(seeds=[0, 1], steps=3)
     raw["rl"]["monitor"].update(every=2, prompts=2, n=2)
     raw["chains"] = ["math", "math-if"]
@@ -71,6 +73,73 @@ def test_sequence_and_job_counts_per_rule_kind_by_hand():
     assert (k["js"].sequences, k["js"].jobs, k["js"].forward_tokens) == (24, 4, 2 * 24 * 8)
     assert k["js"].generated_tokens == 0 and k["js"].scored == 0
     assert {r.kind: r.scored for r in rows if r.kind != "js"} == {r.kind: r.sequences for r in rows if r.kind != "js"}
+
+
+def test_external_checkpoints_are_sampled_and_analysed_beside_the_trained_ones(tmp_path):
+    def edit(raw):
+        _small(raw)
+        raw["checkpoints"] = {"elsewhere": {"kind": "local", "path": str(model_folder(tmp_path / "m")), "base": "base"}}
+
+    k = _by_kind(plan(_cfg(SMOKE, edit))[0])
+    # 6 checkpoints (base + 2 chains x 2 seeds + 1 external) x (6 + 6 prompts) x n 4; 6 x 2 eval sets x 2 shards
+    assert (k["sample"].sequences, k["sample"].jobs) == (6 * 12 * 4, 24)
+    # JS: 5 checkpoints against the base x 2 prefix sources x 3 prompts x 1 prefix, one job each
+    assert (k["js"].sequences, k["js"].jobs) == (5 * 2 * 3 * 1, 5)
+    # intervention: 6 checkpoints x top 2 x 2 prompts x n 2, still one job per eval set
+    assert (k["intervention"].sequences, k["intervention"].jobs) == (6 * 2 * 2 * 2, 1)
+    # the external checkpoint trains nothing: the train row is the 2 chains x 2 seeds'
+    assert (k["train"].sequences, k["train"].jobs) == (4 * 3 * 2 * 4, 4)
+    assert k["base_metrics"].sequences == 12 * 5
+
+
+def test_a_study_of_external_checkpoints_only_has_no_train_row(tmp_path):
+    def edit(raw):
+        for key in ("rl", "trajectory", "variants"):
+            raw.pop(key)
+        raw["chains"] = []
+        raw["sampling"].pop("routing")
+        raw["checkpoints"] = {"elsewhere": {"kind": "local", "path": str(model_folder(tmp_path / "m")), "base": "base"}}
+
+    rows, _ = plan(_cfg(SMOKE, edit))
+    k = _by_kind(rows)
+    assert set(k) == {"sample", "intervention", "base_metrics", "js"}  # no train, monitor or routed row
+    # base + the external checkpoint x (6 + 6 + 6 prompts) x n 4; 2 x 3 eval sets x 1 shard
+    assert (k["sample"].sequences, k["sample"].jobs) == (2 * 18 * 4, 6)
+    assert (k["js"].sequences, k["js"].jobs) == (1 * 2 * 3 * 1, 1)
+    assert k["intervention"].sequences == 2 * 2 * 2 * 2
+
+
+def test_trajectory_points_are_sampled_at_their_budget_and_kept_weights_cost_disk(tmp_path):
+    external = {"kind": "local", "path": str(model_folder(tmp_path / "m")), "base": "base", "step": 10,
+                "steps": [{"step": 5, "path": str(model_folder(tmp_path / "m5"))}]}
+
+    def edit(raw):
+        _small(raw)
+        raw["trajectory"] = {"chains": ["math-if"], "every": 1, "n": 2, "eval_sets": ["math"]}
+        raw["checkpoints"] = {"elsewhere": external}
+
+    cfg = _cfg(SMOKE, edit)
+    # the budget's param: the externals' bases and step numbers (not their folders), the filled-in trajectory
+    assert cfg["checkpoints"] == {"elsewhere": {"base": "base", "step": 10, "steps": [{"step": 5}]}}
+    assert cfg["trajectory"] == {"chains": ["math-if"], "every": 1, "n": 2, "eval_sets": ["math"]}
+    k = _by_kind(plan(cfg)[0])
+    # points: math-if keeps steps 1 and 2 of 3 for seeds 0 and 1 (4), the external run's step 5 (1);
+    # each x 6 math prompts x n 2, on 1 eval set x 2 shards
+    t = k["trajectory"]
+    assert (t.sequences, t.jobs, t.scored) == (5 * 6 * 2, 5 * 1 * 2, 5 * 6 * 2)
+    assert t.generated_tokens == 5 * 6 * 2 * 0.5 * 16
+    # text 4 B + arrays 12 B per token of each of the n 2 samples (token_arrays: all)
+    assert t.disk_bytes == 5 * 6 * 8 * 2 * (4 + 12)
+    # the full-budget samples are unchanged by the trajectory: 6 checkpoints (the external one included)
+    assert k["sample"].sequences == 6 * 12 * 4
+    # disk: the 4 stages' checkpoints and the 4 weights math-if keeps, float32 each; the external run's none
+    params = toy_params(yaml.safe_load(SMOKE.read_text())["base"]["arch"])
+    assert k["train"].disk_bytes == (4 + 4) * params * 4
+    assert k["train"].sequences == 4 * 3 * 2 * 4  # keeping weights trains nothing more
+
+
+def test_no_trajectory_row_without_points():
+    assert "trajectory" not in _by_kind(plan(_cfg(SMOKE, _small))[0])
 
 
 def test_probe_steps_and_rollouts_per_step():
@@ -137,9 +206,11 @@ def test_job_counts_match_snakemakes_plan(tmp_path):
     assert proc.returncode == 0, proc.stderr[-2000:]
     stats = dict(re.findall(r"^(\w+)\s+(\d+)$", proc.stdout, flags=re.M))
     k = _by_kind(plan(_cfg(SMOKE))[0])
-    rule_of = {"sample": "sample", "routed": "sample_routed", "train": "train_stage", "js": "positional_js",
+    rule_of = {"routed": "sample_routed", "train": "train_stage", "js": "positional_js",
                "intervention": "opening_intervention", "base_metrics": "base_metrics"}
     assert {kind: k[kind].jobs for kind in rule_of} == {kind: int(stats[rule]) for kind, rule in rule_of.items()}
+    # the sample rule samples the checkpoints at full budget and the trajectory points at theirs
+    assert k["trajectory"].jobs > 0 and k["sample"].jobs + k["trajectory"].jobs == int(stats["sample"])
 
 
 def test_verb_writes_markdown_and_csv(tmp_path):
@@ -151,8 +222,11 @@ def test_verb_writes_markdown_and_csv(tmp_path):
     md = out.read_text()
     assert "(ASSUMED" in md and "MEASURED on" not in md and "| all | total |" in md
     csv = pd.read_csv(out.with_suffix(".csv"))
-    assert list(csv["kind"]) == ["sample", "routed", "train", "monitor", "intervention", "base_metrics", "js"]
+    assert list(csv["kind"]) == ["sample", "trajectory", "routed", "train", "monitor", "intervention", "base_metrics",
+                                 "js"]
     assert csv.set_index("kind").loc["sample", "sequences"] == 7 * 18 * 4
+    # smoke's trajectory: math, if, math-if keep step 1 of 2 (seed 0): 3 points x 18 prompts x n 2
+    assert csv.set_index("kind").loc["trajectory", "sequences"] == 3 * 18 * 2
 
 
 # ---- against reality: the estimate with lengths measured on the base's samples only
@@ -179,13 +253,14 @@ def _check_against_run(run: Path, config: Path, tmp_path: Path, label: str):
     actual_tokens = float(sum(df["n_tokens"].sum() for df in actual))
     actual_rows = sum(len(df) for df in actual)
     rows, facts = plan(cfg, results / "data" / "prompts", _pilot(run, tmp_path))
-    sample = _by_kind(rows)["sample"]
-    est = sample.generated_tokens
+    # the sample jobs: the checkpoints at full budget and the trajectory points at theirs
+    sampled = [r for r in rows if r.kind in ("sample", "trajectory")]
+    est, seqs = sum(r.generated_tokens for r in sampled), sum(r.sequences for r in sampled)
     print(f"\n{label}: sample jobs generated {actual_tokens:.0f} tokens in {actual_rows} samples; "
-          f"estimated {est:.0f} tokens in {sample.sequences:.0f} samples (lengths measured on "
+          f"estimated {est:.0f} tokens in {seqs:.0f} samples (lengths measured on "
           f"{facts['measured']['base'].samples} base samples): {est / actual_tokens - 1:+.1%}")
-    assert sample.sequences == actual_rows, "sequence counts are exact"
-    assert sample.lengths == {"measured"}
+    assert seqs == actual_rows, "sequence counts are exact"
+    assert all(r.lengths == {"measured"} for r in sampled)
     assert abs(est / actual_tokens - 1) < 0.10
     return rows
 

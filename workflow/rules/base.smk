@@ -86,3 +86,24 @@ rule base_metrics:
         "python -m rlvr_support base-metrics --model {input.model} --prompts {params.prompts} "
         "--sampling {params.sampling:q} --scoring {params.scoring:q} --out {output} --threads {threads} "
         "--gpus {params.gpus} --dtype {params.dtype} > {log} 2>&1"
+
+
+# A checkpoint trained elsewhere (config `checkpoints:`): its manifest records where the weights are,
+# their sha256 and the hub commit. A local rule, like base_model: a hub id is fetched on the submit host.
+localrules:
+    external_checkpoint,
+
+
+rule external_checkpoint:
+    output:
+        f"{RESULTS}/checkpoints/{{ext}}/manifest.json",
+    log:
+        f"{RESULTS}/logs/checkpoints/{{ext}}.log",
+    conda:
+        get_conda_env("cpu")
+    threads: 1
+    params:
+        cfg=get_external_cfg,
+        code=get_code("models.base_models", "cli.data"),
+    shell:
+        "python -m rlvr_support checkpoint --name {wildcards.ext} --cfg {params.cfg:q} --out {output} > {log} 2>&1"

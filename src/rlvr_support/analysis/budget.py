@@ -2,7 +2,8 @@
 tokens, GPU-hours, disk and jobs (`python -m rlvr_support budget`; rule `budget`).
 
 What is counted and what is assumed:
-* sequences (samples, GRPO rollouts, monitor probes, forced-opening continuations, base-metric
+* sequences (samples of the base, the trained chains and the external checkpoints, samples of
+  the trajectory points, GRPO rollouts, monitor probes, forced-opening continuations, base-metric
   generations, teacher-forced sequences) and jobs follow from the config and the prompts per
   benchmark, and are exact; `<=` marks an upper bound (a stage that may stop early, fewer
   distinct openings than `top`);
@@ -12,8 +13,11 @@ What is counted and what is assumed:
 * GPU-hours divide tokens by per-GPU throughputs (`budget.throughput`, with their sources, or
   measured on the run); disk multiplies tokens by bytes per token: 12 for the per-token arrays
   (int32 id, float32 log-prob, float32 entropy) of the first `sampling.token_arrays` samples
-  per prompt, `budget.text_bytes_per_token` for the text (uncompressed; Parquet compresses).
-Prompt tokens (prefill) are not counted. Pretraining (toy) and perplexity (toy) are not budgeted.
+  per prompt, `budget.text_bytes_per_token` for the text (uncompressed; Parquet compresses);
+  a trained checkpoint and each weight copy a trajectory chain keeps take 4 B per parameter.
+External checkpoints cost no training and no checkpoint disk (their weights live in the hub cache
+or their own folder). Prompt tokens (prefill) are not counted. Pretraining (toy) and perplexity
+(toy) are not budgeted.
 """
 
 from __future__ import annotations
@@ -23,21 +27,21 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rlvr_support.config.benchmarks import prompt_benchmark, source_name
+from rlvr_support.config.benchmarks import benchmark_sampling, prompt_benchmark, source_name
 from rlvr_support.config.chains import TASKS, stages
-from rlvr_support.config.defaults import benchmark_sampling
+from rlvr_support.config.checkpoints import external_checkpoints, externals_of, trajectory_runs
 from rlvr_support.storage.atomic import read_jsonl
 
 ARRAY_BYTES_PER_TOKEN = 4 + 4 + 4  # token id int32, log-prob float32, entropy float32
-CHECKPOINT_BYTES_PER_PARAM = 4  # train_stage loads the parent in float32 and saves it so
+CHECKPOINT_BYTES_PER_PARAM = 4  # train_stage loads the parent in float32 and saves it so, kept weights too
 RESUME_BYTES_PER_PARAM = 4 + 8  # the stage's resume checkpoint: fp32 weights + Adam's two fp32 moments
 JS_ROW_BYTES = 5 * 8  # one row per response position: source, prompt_id, sample_idx, position, js (about 8 B each)
 SOURCE_KEYS = ("format", "name", "hub", "hf_split", "data_files", "file", "limit", "size", "rg_task")
 # the `resources` kind each rule kind's jobs ask for (workflow/rules/*.smk)
-RESOURCE_OF = {"sample": "sample", "routed": "sample", "train": "train", "monitor": "train",
+RESOURCE_OF = {"sample": "sample", "trajectory": "sample", "routed": "sample", "train": "train", "monitor": "train",
                "intervention": "analyse", "base_metrics": "analyse", "js": "analyse"}
-THROUGHPUT_OF = {"sample": "sample", "routed": "sample", "train": "train", "monitor": "train",
-                 "intervention": "sample", "base_metrics": "sample", "js": "forward"}
+THROUGHPUT_OF = {"sample": "sample", "trajectory": "sample", "routed": "sample", "train": "train",
+                 "monitor": "train", "intervention": "sample", "base_metrics": "sample", "js": "forward"}
 SAMPLE_LOG = re.compile(r"(\d+) samples, (\d+) tokens in ([0-9.]+)s")
 
 
@@ -60,6 +64,13 @@ def budget_config(config: dict) -> dict:
         "rl": {k: rl.get(k) for k in ("seeds", "steps", "prompts_per_step", "group_size", "max_completion_tokens",
                                        "monitor")},
         "chains": list(config["chains"]),
+        # external checkpoints: their base, and the step numbers of a run's intermediate ones (not where
+        # the weights are: moving a folder costs nothing)
+        "checkpoints": {name: {"base": spec["base"], **({"step": spec["step"],
+                                                         "steps": [{"step": p["step"]} for p in spec["steps"]]}
+                                                        if spec.get("steps") else {})}
+                        for name, spec in external_checkpoints(config).items()},
+        "trajectory": {k: config["trajectory"][k] for k in ("chains", "every", "n", "eval_sets")},
         # sample sizes only: the budget reads a benchmark's n and max_new_tokens
         "sampling": {"n": s["n"], "max_new_tokens": s["max_new_tokens"], "shards": s.get("shards", 1),
                      "token_arrays": s.get("token_arrays"),
@@ -290,8 +301,20 @@ class Lengths:
         return self.fraction * max_new
 
 
-def checkpoints(cfg: dict) -> list[str]:
-    return ["base"] + [f"{c}/seed{s}" for c in cfg["chains"] for s in cfg["rl"]["seeds"]]
+def checkpoints(cfg: dict, model: str) -> list[str]:
+    """The checkpoints of starting model `model` sampled at full budget (as workflow/rules/common.smk
+    `checkpoints`): its base, each chain for each seed, the external checkpoints trained from it."""
+    return (["base"] + [f"{c}/seed{s}" for c in cfg["chains"] for s in cfg["rl"]["seeds"]]
+            + externals_of(cfg, model))
+
+
+def trajectory_points(cfg: dict, model: str) -> tuple[list[str], int]:
+    """(the labels of the model's trajectory points, sampled at the trajectory's budget; how many of
+    them are weights a trained chain keeps, one full copy each)."""
+    runs = trajectory_runs(cfg, model)
+    labels = [label for r in runs for _, label, own in r["points"] if own]
+    kept = sum(own for r in runs if r["chain"] in cfg["chains"] for _, _, own in r["points"])
+    return labels, kept
 
 
 def plan_model(cfg: dict, model: str, counts: dict[str, dict[str, int]], lengths: Lengths,
@@ -300,17 +323,21 @@ def plan_model(cfg: dict, model: str, counts: dict[str, dict[str, int]], lengths
     trained tasks; `train_length` = a measured mean GRPO completion length, `text_bpt` measured bytes
     of text per token (default: budget.text_bytes_per_token)."""
     s, rl, a = cfg["sampling"], cfg["rl"], cfg["analysis"]
-    ckpts = checkpoints(cfg)
+    ckpts = checkpoints(cfg, model)
     keep = s.get("token_arrays")
     text_bpt = text_bpt or cfg["budget"]["text_bytes_per_token"]
     rows = []
 
-    def sampled(kind: str, n_ckpts: int, block: int | None = None) -> Row:
+    def sampled(kind: str, n_ckpts: int, block: int | None = None, eval_sets: list[str] | None = None,
+                n_of=None) -> Row:
+        """Samples of `n_ckpts` checkpoints on `eval_sets` (default: the study's), `n_of(bench)` per prompt
+        (default: the benchmark's n)."""
         row = Row(model, kind, 0)
-        for e in cfg["eval_sets"]:
+        for e in cfg["eval_sets"] if eval_sets is None else eval_sets:
             per = counts[e] if block is None else first_prompts(counts[e], 0, sum(counts[e].values()) // block)
             for bench, p in per.items():
                 n, max_new = sample_budget(cfg, bench)
+                n = n if n_of is None else n_of(bench)
                 length = lengths.mean(bench, max_new, row)
                 row.sequences += n_ckpts * p * n
                 row.generated_tokens += n_ckpts * p * n * length
@@ -325,6 +352,16 @@ def plan_model(cfg: dict, model: str, counts: dict[str, dict[str, int]], lengths
         row.note = f"+ {len(ckpts) * len(cfg['eval_sets'])} local sample_merge jobs"
     rows.append(row)
 
+    # trajectory points: the sample rule again, at the trajectory's n on its eval sets (score jobs follow)
+    t = cfg["trajectory"]
+    points, kept = trajectory_points(cfg, model)
+    if points:
+        row = sampled("trajectory", len(points), eval_sets=t["eval_sets"], n_of=lambda bench: t["n"])
+        row.jobs = len(points) * len(t["eval_sets"]) * s.get("shards", 1)
+        row.note = f"{len(points)} points x n={t['n']}" + (
+            f"; + {len(points) * len(t['eval_sets'])} local sample_merge jobs" if s.get("shards", 1) > 1 else "")
+        rows.append(row)
+
     routed = [c for c in (s.get("routing") or {}).get("chains", [])]
     if routed:
         # sample_routed runs the sample verb without --shard: with shards S > 1 it samples shard 0's block only
@@ -335,38 +372,8 @@ def plan_model(cfg: dict, model: str, counts: dict[str, dict[str, int]], lengths
             row.note = f"shard 0 of {shards} only (sample_routed passes no --shard)"
         rows.append(row)
 
-    jobs = len(cfg["chains"]) * len(rl["seeds"])
-    early = bool((rl.get("monitor") or {}).get("early_stop_margin") is not None)
-    row = Row(model, "train", jobs, upper_bound=early)
-    per_job = rl["steps"] * rollouts_per_step(cfg)
-    if train_length is not None:
-        row.lengths.add("measured")
-        length = min(train_length, rl["max_completion_tokens"])
-    else:
-        row.lengths.add("assumed")
-        length = cfg["budget"]["response_fraction"] * rl["max_completion_tokens"]
-    row.sequences = row.scored = jobs * per_job
-    row.generated_tokens = jobs * per_job * length
-    params = model_params(cfg, model)
-    row.disk_bytes = None if params is None else jobs * params * CHECKPOINT_BYTES_PER_PARAM
-    row.note = (f"{rl['prompts_per_step']} prompts x {rl['group_size']} x {processes(cfg)} processes per step"
-                + ("" if params is None else f"; + {RESUME_BYTES_PER_PARAM * params / 1e9:.1f} GB resume "
-                                             "checkpoint per running job"))
-    rows.append(row)
-
-    mon = rl.get("monitor")
-    if mon:
-        row = Row(model, "monitor", 0, upper_bound=early)
-        probes = probe_steps(rl["steps"], mon["every"])
-        for chain in cfg["chains"]:
-            for task in dict.fromkeys(stages(chain)):
-                for bench, p in first_prompts(counts[task], 0, mon["prompts"]).items():
-                    length = lengths.mean(bench, rl["max_completion_tokens"], row)
-                    row.sequences += len(rl["seeds"]) * probes * p * mon["n"]
-                    row.generated_tokens += len(rl["seeds"]) * probes * p * mon["n"] * length
-        row.scored = row.sequences
-        row.note = f"{probes} probes per stage, inside the train jobs"
-        rows.append(row)
+    if cfg["chains"]:  # a study of external checkpoints only trains nothing: no train row
+        rows += train_rows(cfg, model, counts, lengths, train_length, kept)
 
     iv = a["intervention"]
     row = Row(model, "intervention", 0, upper_bound=True)
@@ -413,6 +420,48 @@ def plan_model(cfg: dict, model: str, counts: dict[str, dict[str, int]], lengths
                 row.forward_tokens += 2 * positions
                 row.disk_bytes += positions * JS_ROW_BYTES
         row.note = "teacher-forced: 2 prefix sources x 2 models per sequence, forward only"
+        rows.append(row)
+    return rows
+
+
+def train_rows(cfg: dict, model: str, counts: dict[str, dict[str, int]], lengths: Lengths,
+               train_length: float | None, kept: int) -> list[Row]:
+    """The train row (GRPO rollouts; disk: the stages' checkpoints and `kept` trajectory weights) and
+    the support monitor's probes inside the train jobs."""
+    rl = cfg["rl"]
+    early = bool((rl.get("monitor") or {}).get("early_stop_margin") is not None)
+    jobs = len(cfg["chains"]) * len(rl["seeds"])
+    row = Row(model, "train", jobs, upper_bound=early)
+    per_job = rl["steps"] * rollouts_per_step(cfg)
+    if train_length is not None:
+        row.lengths.add("measured")
+        length = min(train_length, rl["max_completion_tokens"])
+    else:
+        row.lengths.add("assumed")
+        length = cfg["budget"]["response_fraction"] * rl["max_completion_tokens"]
+    row.sequences = row.scored = jobs * per_job
+    row.generated_tokens = jobs * per_job * length
+    params = model_params(cfg, model)
+    # the stages' checkpoints and the weights trajectory chains keep (one full copy per kept step)
+    row.disk_bytes = None if params is None else (jobs + kept) * params * CHECKPOINT_BYTES_PER_PARAM
+    row.note = (f"{rl['prompts_per_step']} prompts x {rl['group_size']} x {processes(cfg)} processes per step"
+                + ("" if params is None else f"; + {RESUME_BYTES_PER_PARAM * params / 1e9:.1f} GB resume "
+                                             "checkpoint per running job")
+                + (f"; disk includes {kept} kept trajectory weights" if kept else ""))
+    rows = [row]
+
+    mon = rl.get("monitor")
+    if mon:
+        row = Row(model, "monitor", 0, upper_bound=early)
+        probes = probe_steps(rl["steps"], mon["every"])
+        for chain in cfg["chains"]:
+            for task in dict.fromkeys(stages(chain)):
+                for bench, p in first_prompts(counts[task], 0, mon["prompts"]).items():
+                    length = lengths.mean(bench, rl["max_completion_tokens"], row)
+                    row.sequences += len(rl["seeds"]) * probes * p * mon["n"]
+                    row.generated_tokens += len(rl["seeds"]) * probes * p * mon["n"] * length
+        row.scored = row.sequences
+        row.note = f"{probes} probes per stage, inside the train jobs"
         rows.append(row)
     return rows
 
@@ -510,11 +559,18 @@ def report_markdown(cfg: dict, rows: list[Row], facts: dict) -> str:
                 upper_bound=bool(ub), gpu_hours=sum(r.gpu_hours for r in rows), throughput="")
     total.lengths = set().union(*(r.lengths for r in rows))
     out = [f"# Budget of study `{cfg['study']}`", ""]
-    ckpts = checkpoints(cfg)
-    out.append(f"Per model ({', '.join(cfg['models'])}): {len(ckpts)} checkpoints sampled (base + "
-               f"{len(cfg['chains'])} chains x {len(cfg['rl']['seeds'])} seeds), eval sets {', '.join(cfg['eval_sets'])}. "
-               "Sequences and jobs follow from the config and the prompt counts (exact; `<=`: an upper bound); "
-               "lengths, throughputs and model sizes are assumptions or measurements, as each row says.")
+    for model in cfg["models"]:
+        ckpts, ext = checkpoints(cfg, model), externals_of(cfg, model)
+        points, kept = trajectory_points(cfg, model)
+        t = cfg["trajectory"]
+        parts = ["base"] + ([f"{len(cfg['chains'])} chains x {len(cfg['rl']['seeds'])} seeds"] if cfg["chains"] else [])
+        parts += [f"{len(ext)} external ({', '.join(ext)})"] if ext else []
+        out.append(f"- {model}: {len(ckpts)} checkpoints sampled on eval sets {', '.join(cfg['eval_sets'])} "
+                   f"({' + '.join(parts)})"
+                   + (f"; {len(points)} trajectory points at n={t['n']} on {', '.join(t['eval_sets'])}"
+                      f" ({kept} of them weights kept by trained chains)" if points else ""))
+    out += ["", "Sequences and jobs follow from the config and the prompt counts (exact; `<=`: an upper bound); "
+            "lengths, throughputs and model sizes are assumptions or measurements, as each row says."]
     table = [line(r) for r in rows] + [line(total)]
     if any(r.disk_bytes is None for r in rows):
         table[-1][10] += " + checkpoints of unknown size"
@@ -554,7 +610,8 @@ def report_markdown(cfg: dict, rows: list[Row], facts: dict) -> str:
     out.append(f"- disk: response text {b['text_bytes_per_token']:g} B/token (uncompressed; ASSUMED unless MEASURED "
                "above), per-token arrays "
                f"{ARRAY_BYTES_PER_TOKEN} B/token for the first {cfg['sampling'].get('token_arrays') or 'n (all)'} "
-               f"samples per prompt; checkpoints {CHECKPOINT_BYTES_PER_PARAM} B/parameter (float32, one per train job)")
+               f"samples per prompt; checkpoints {CHECKPOINT_BYTES_PER_PARAM} B/parameter (float32, one per train job "
+               "and one per kept trajectory step; external checkpoints are not counted)")
     out.append("- GPU-h = tokens / per-GPU throughput (prompt tokens and model loading not counted); "
                "h/job = GPU-h / (jobs x GPUs per job), against the configured runtime (attempt 1)")
     return "\n".join(out) + "\n"

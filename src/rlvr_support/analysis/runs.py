@@ -1,19 +1,21 @@
 """Group per-checkpoint files (samples, scores, analysis outputs) by chain and eval set.
 
 Every such file lives at `<root>/<checkpoint>/<eval_set>.<ext>` with the checkpoint `base`
-or `<chain>/seed<k>` (see analysis.scores.parse_score_path); the path is the only source of
-the labels.  The base policy must be present for every eval set compared against it.
+`<chain>/seed<k>` or an external checkpoint's name (see analysis.scores.parse_score_path); the path
+is the only source of the labels.  The base policy must be present for every eval set compared
+against it.
 """
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from pathlib import Path
 
 from rlvr_support.analysis.scores import ScoreFile, parse_score_path
-from rlvr_support.config.chains import stage_task
+from rlvr_support.config.chains import CHAIN_RE, stage_task
 
-__all__ = ["parse_files", "by_chain", "base_of", "relation", "chain_sort_key"]
+__all__ = ["parse_files", "by_chain", "base_of", "relation", "is_trained", "chain_sort_key"]
 
 
 def parse_files(paths, root) -> list[ScoreFile]:
@@ -41,6 +43,14 @@ def base_of(files: list[ScoreFile], eval_set: str) -> ScoreFile:
     return hits[0]
 
 
+def is_trained(chain: str) -> bool:
+    """A chain this study trained (else an external checkpoint, whose training tasks it does not know)."""
+    return re.fullmatch(CHAIN_RE, chain) is not None
+
+
 def relation(chain: str, eval_set: str) -> str:
-    """'same-task' when the chain's last stage trained on the eval set's task, else 'cross-task'."""
+    """'same-task' when the chain's last stage trained on the eval set's task, else 'cross-task';
+    'external' for a checkpoint trained elsewhere."""
+    if not is_trained(chain):
+        return "external"
     return "same-task" if stage_task(chain) == eval_set else "cross-task"

@@ -1,7 +1,8 @@
 """Load score files into per-prompt matrices: (prompts, n) rewards in sample order.
 
-Score files live at `<root>/<checkpoint>/<eval_set>.parquet`, where the checkpoint is `base`
-or `<chain>/seed<k>`; the path is the only place the labels come from.
+Score files live at `<root>/<checkpoint>/<eval_set>.parquet`, where the checkpoint is `base`,
+`<chain>/seed<k>` or an external checkpoint's name (config/checkpoints.py); the path is the only
+place the labels come from.
 """
 
 from __future__ import annotations
@@ -19,8 +20,8 @@ from rlvr_support.storage.atomic import read_parquet
 @dataclass(frozen=True)
 class ScoreFile:
     path: Path
-    chain: str        # "base" or the chain name, e.g. "math-if"
-    seed: int | None  # RL seed; None for the base policy
+    chain: str        # "base", the chain name, e.g. "math-if", or an external checkpoint's name
+    seed: int | None  # RL seed; None for the base policy and external checkpoints
     eval_set: str
 
     @property
@@ -31,11 +32,12 @@ class ScoreFile:
 def parse_score_path(path: str | Path, root: str | Path) -> ScoreFile:
     rel = Path(path).resolve().relative_to(Path(root).resolve())
     parts = rel.parts
-    if len(parts) == 2 and parts[0] == "base":
-        return ScoreFile(Path(path), "base", None, rel.stem)
+    if len(parts) == 2:  # the base or an external checkpoint
+        return ScoreFile(Path(path), parts[0], None, rel.stem)
     if len(parts) == 3 and parts[1].startswith("seed") and parts[1][4:].isdigit():
         return ScoreFile(Path(path), parts[0], int(parts[1][4:]), rel.stem)
-    raise ValueError(f"{path}: expected <root>/base/<eval>.parquet or <root>/<chain>/seed<k>/<eval>.parquet")
+    raise ValueError(f"{path}: expected <root>/base/<eval>.parquet, <root>/<chain>/seed<k>/<eval>.parquet "
+                     "or <root>/<external checkpoint>/<eval>.parquet")
 
 
 def reward_matrices(path: str | Path, benchmark: str | None = None) -> tuple[list[str], np.ndarray, np.ndarray]:

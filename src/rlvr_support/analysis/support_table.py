@@ -23,7 +23,7 @@ import pandas as pd
 
 from rlvr_support.metrics.support import CATEGORIES, in_support, support_categories, support_epsilon, support_summary
 from rlvr_support.analysis.resample import grouped_sum_bootstrap
-from rlvr_support.analysis.runs import base_of, by_chain, relation
+from rlvr_support.analysis.runs import base_of, by_chain, is_trained, relation
 from rlvr_support.config.chains import stages
 from rlvr_support.analysis.scores import ScoreFile, benchmark_matrices
 
@@ -88,7 +88,7 @@ def _summary_row(chain: str, eval_set: str, bench: str, per_seed: list[tuple[lis
     counts = [support_summary(cats) for _, cats, _ in per_seed]
     point, low, high, spread = grouped_sum_bootstrap(onehots, _ratios_from_counts, n_boot=n_boot, ci=ci, seed=seed)
     row = {"chain": chain, "eval_set": eval_set, "benchmark": bench, "relation": relation(chain, eval_set),
-           "trained_on_eval_task": eval_set in stages(chain), "n_seeds": len(per_seed),
+           "trained_on_eval_task": is_trained(chain) and eval_set in stages(chain), "n_seeds": len(per_seed),
            "n_prompts": int(onehots[0].shape[0]), "k": k, "delta": delta, "epsilon": support_epsilon(k, delta)}
     for key in ("P", "S", "E", "O"):
         row[key] = float(np.mean([c[key] for c in counts]))

@@ -25,12 +25,31 @@ def cmd_base_model(a):
     from rlvr_support.storage.atomic import write_json
     from rlvr_support.models.base_models import gguf_wheel_base, hf_base
 
-    if a.cfg["kind"] == "hf":
+    if a.cfg["kind"] in ("hf", "local"):
         manifest = hf_base(a.cfg)
     elif a.cfg["kind"] == "gguf_wheel":
         manifest = gguf_wheel_base(a.cfg, Path(a.out).parent / "model")
     else:
-        raise ValueError(f"base.kind {a.cfg['kind']!r}: base-model handles hf and gguf_wheel (pretrain has its own verb)")
+        raise ValueError(f"base.kind {a.cfg['kind']!r}: base-model handles hf, local and gguf_wheel "
+                         "(pretrain has its own verb)")
+    write_json(a.out, manifest)
+    print(json.dumps({k: v for k, v in manifest.items() if k != "config"}, indent=1))
+
+
+def cmd_checkpoint(a):
+    """An external checkpoint (or one of an external run's intermediate checkpoints): where its weights
+    are, their sha256, its hub commit, prompt format, base and step."""
+    from rlvr_support.models.base_models import hf_base
+    from rlvr_support.storage.atomic import write_json
+
+    spec = dict(a.cfg)
+    if a.step is not None:
+        from rlvr_support.config.checkpoints import external_step_path
+
+        spec = {"kind": "local", "path": external_step_path(a.cfg, a.step),
+                "prompt_format": a.cfg.get("prompt_format", "raw")}
+    manifest = hf_base(spec, chain=a.name)
+    manifest.update({"external": True, "base": a.cfg["base"], "step": a.step if a.step is not None else a.cfg.get("step")})
     write_json(a.out, manifest)
     print(json.dumps({k: v for k, v in manifest.items() if k != "config"}, indent=1))
 
@@ -48,3 +67,12 @@ def register(verb) -> None:
              "dequantise, save safetensors) and write its manifest.")
     s.add_argument("--cfg", type=_json, required=True, help="the config's `base` section as JSON")
     s.add_argument("--out", required=True, help="manifest.json (gguf_wheel weights go to model/ beside it)")
+
+    s = verb("checkpoint", cmd_checkpoint,
+             "Declare a checkpoint trained elsewhere (checkpoints.<name>: kind hf or local): record where its "
+             "weights are, their checksums and hub commit, and write its manifest.")
+    s.add_argument("--name", required=True, help="the checkpoint's name (its label in every table)")
+    s.add_argument("--cfg", type=_json, required=True, help="the config's checkpoints.<name> entry as JSON")
+    s.add_argument("--step", type=int, default=None,
+                   help="an intermediate checkpoint of the run (one of the entry's `steps`) instead of the checkpoint")
+    s.add_argument("--out", required=True)

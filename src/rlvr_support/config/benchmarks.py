@@ -34,3 +34,10 @@ def eval_benchmarks(config: dict) -> dict[str, list[str]]:
 def prompt_benchmark(record: dict) -> str:
     """A prompt record's benchmark: its `source` (the toy world's records have none: their task)."""
     return record.get("source") or record["task"]
+
+
+def benchmark_sampling(sampling: dict, benchmark: str) -> dict:
+    """The sampling keys (n, temperature, top_p, max_new_tokens) one benchmark is sampled with:
+    `sampling` overridden by its `sampling.benchmarks` entry (per-benchmark budgets)."""
+    own = (sampling.get("benchmarks") or {}).get(benchmark, {})
+    return {k: own.get(k, sampling[k]) for k in ("n", "temperature", "top_p", "max_new_tokens")}

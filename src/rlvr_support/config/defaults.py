@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import copy
 
+from rlvr_support.config.checkpoints import base_checkpoints, starting_models, trajectory_cfg
+
 ANALYSIS_DEFAULTS = {
     "support_delta": 0.05,
     "opening_tokens": 3,
@@ -65,9 +67,18 @@ def with_remedy_defaults(remedies: dict | None) -> dict[str, dict]:
     return out
 
 
+# A study of external checkpoints only (chains: []) trains nothing and may leave `rl` out.
+NO_TRAINING_RL = {"seeds": [], "steps": 0}
+
+
 def fill_defaults(config: dict) -> dict:
-    """A copy of a validated config with the analysis keys and every variant's remedy parameters filled in."""
+    """A copy of a validated config with the analysis keys and every variant's remedy parameters filled
+    in, `role: base` checkpoints added to `models` (each is a starting model) and the trajectory's defaults."""
     out = copy.deepcopy(config)
+    if base_checkpoints(config):
+        out["models"] = starting_models(config)
+    out.setdefault("rl", copy.deepcopy(NO_TRAINING_RL))
+    out.setdefault("checkpoints", {})
     out["analysis"] = with_defaults(config["analysis"], config["eval_sets"])
     out["resources"] = with_analyse_resources(config["resources"])
     out["sampling"] = {"token_arrays": None, "benchmarks": {}, **config["sampling"]}
@@ -76,6 +87,7 @@ def fill_defaults(config: dict) -> dict:
         name: {**{k: v for k, v in spec.items() if k in VARIANT_META},
                **with_remedy_defaults({k: v for k, v in spec.items() if k not in VARIANT_META})}
         for name, spec in config.get("variants", {}).items()}
+    out["trajectory"] = trajectory_cfg(out)
     return out
 
 
@@ -86,12 +98,6 @@ def with_analyse_resources(resources: dict) -> dict:
     out["analyse"] = {**resources["sample"], "nodes": 1, "tasks": 1, "dtype": "auto", **resources.get("analyse", {})}
     return out
 
-
-def benchmark_sampling(sampling: dict, benchmark: str) -> dict:
-    """The sampling keys (n, temperature, top_p, max_new_tokens) one benchmark is sampled with:
-    `sampling` overridden by its `sampling.benchmarks` entry (per-benchmark budgets)."""
-    own = (sampling.get("benchmarks") or {}).get(benchmark, {})
-    return {k: own.get(k, sampling[k]) for k in ("n", "temperature", "top_p", "max_new_tokens")}
 
 
 # The `budget` verb's assumptions (python -m rlvr_support budget; analysis/budget.py). Sequence

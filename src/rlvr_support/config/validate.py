@@ -11,8 +11,10 @@ from pathlib import Path
 import jsonschema
 import yaml
 
-from rlvr_support.config.benchmarks import eval_benchmarks
+from rlvr_support.config.benchmarks import benchmark_sampling, eval_benchmarks
 from rlvr_support.config.chains import parent_chain, parse_chain
+from rlvr_support.config.checkpoints import (base_checkpoints, base_names, check_checkpoint_path,
+                                             external_checkpoints, name_problem, trajectory_cfg)
 
 SCHEMA = Path(__file__).resolve().parents[3] / "workflow" / "schemas" / "config.schema.yaml"
 
@@ -97,8 +99,12 @@ def _check_semantics(config: dict) -> None:
     if train.get("nodes", 1) > 1 and train.get("tasks") != train.get("nodes"):
         # scripts/accelerate_multinode.sh starts one `accelerate launch` per node through srun
         raise ConfigError("resources.train.tasks: a multi-node job runs one launcher task per node; set tasks = nodes")
-    if ("base" in config) == ("models" in config):
-        raise ConfigError("base / models: give exactly one: `base:` (one starting model) or `models:` (several)")
+    _check_checkpoints(config)
+    if "base" in config and ("models" in config or base_checkpoints(config)):
+        raise ConfigError("base / models: give exactly one: `base:` (one starting model) or `models:` and "
+                          "`role: base` checkpoints (several)")
+    if "base" not in config and "models" not in config and not base_checkpoints(config):
+        raise ConfigError("base / models: no starting model: give `base:`, `models:` or a checkpoint with role: base")
     for where, base in base_models(config).items():
         if base["kind"] == "pretrain" and "models" in config:
             raise ConfigError(f"{where}.kind: pretrain is for a one-model toy study (`base:`); "
@@ -122,13 +128,116 @@ def _check_semantics(config: dict) -> None:
                               f"{bench!r} (benchmarks: {', '.join(sorted(known))})")
         if own.get("temperature", s["temperature"]) == 0 and own.get("n", s["n"]) != 1:
             raise ConfigError(f"sampling.benchmarks.{bench}.n: greedy decoding (temperature 0) needs n: 1")
+    _check_trajectory(config)
     js = config["analysis"].get("divergence", {})
     if s.get("token_arrays") is not None and js.get("eval_sets") and js["samples_per_prompt"] > s["token_arrays"]:
         raise ConfigError(f"analysis.divergence.samples_per_prompt: {js['samples_per_prompt']} samples per prompt "
                           f"need their token arrays, but sampling.token_arrays keeps {s['token_arrays']}")
 
 
+def _check_checkpoints(config: dict) -> None:
+    """External checkpoints: a name that is free, one base that exists, weights that can be read."""
+    checkpoints = config.get("checkpoints") or {}
+    models = set(config.get("models") or {})
+    bases = base_names(config)
+    for name, spec in checkpoints.items():
+        where = f"checkpoints.{name}"
+        why = name_problem(name)
+        if why:
+            raise ConfigError(f"{where}: choose another name: {why}")
+        if name in models:
+            raise ConfigError(f"{where}: duplicate name: models.{name} already names a starting model")
+        if spec.get("role") == "base":
+            if "base" in spec:
+                raise ConfigError(f"{where}.base: a checkpoint has one base, and a `role: base` checkpoint is "
+                                  f"its own; drop `base: {spec['base']}` or `role: base`")
+            if spec.get("steps"):
+                raise ConfigError(f"{where}.steps: a starting model has no trajectory (list the run's steps "
+                                  "under the checkpoint trained from it)")
+        else:
+            if "base" not in spec:
+                raise ConfigError(f"{where}.base: missing: name the starting model it was trained from "
+                                  f"(one of: {', '.join(bases) or 'none defined'})")
+            if spec["base"] not in bases:
+                raise ConfigError(f"{where}.base: {spec['base']!r} is not a starting model of the study "
+                                  f"(one of: {', '.join(bases) or 'none defined'})")
+        if spec["kind"] != "hf" and "revision" in spec:
+            raise ConfigError(f"{where}.revision: only a hub checkpoint (kind: hf) has a revision")
+        problem = check_checkpoint_path(spec["kind"], spec["path"])
+        if problem:
+            raise ConfigError(f"{where}.path: cannot read the checkpoint: {problem}")
+        steps = spec.get("steps") or []
+        if steps and "step" not in spec:
+            raise ConfigError(f"{where}.step: missing: with `steps`, give this checkpoint's own step number")
+        seen = set()
+        for i, point in enumerate(steps):
+            if point["step"] in seen:
+                raise ConfigError(f"{where}.steps[{i}].step: step {point['step']} is listed twice")
+            seen.add(point["step"])
+            if point["step"] >= spec["step"]:
+                raise ConfigError(f"{where}.steps[{i}].step: {point['step']} is not before the checkpoint's "
+                                  f"own step {spec['step']}")
+            problem = check_checkpoint_path("local", point["path"])
+            if problem:
+                raise ConfigError(f"{where}.steps[{i}].path: cannot read the checkpoint: {problem}")
+    if base_checkpoints(config) and config["world"]["kind"] == "toy" and len(base_names(config)) > 1:
+        # the reference-perplexity job of the toy world covers one model's checkpoints
+        raise ConfigError("checkpoints: a toy-world study has one starting model; "
+                          f"got {', '.join(base_names(config))}")
+    if not config["chains"] and not external_checkpoints(config):
+        raise ConfigError("chains: empty, and no external checkpoint to analyse: list chains to train "
+                          "or `checkpoints:` trained elsewhere")
+
+
+def _check_trajectory(config: dict) -> None:
+    if "trajectory" not in config:
+        return
+    t = trajectory_cfg(config)
+    unknown = [c for c in t["chains"] if c not in config["chains"]]
+    if unknown:
+        raise ConfigError(f"trajectory.chains: {unknown} are not listed in chains")
+    if t["chains"] and t["every"] is None:
+        raise ConfigError("trajectory.every: missing: every how many steps the chains keep their weights")
+    if t["chains"] and t["every"] % config["rl"]["save_every"]:
+        raise ConfigError(f"trajectory.every: {t['every']} is not a multiple of rl.save_every "
+                          f"({config['rl']['save_every']}): the stage keeps weights only where it saves")
+    extra = sorted(set(t["eval_sets"]) - set(config["eval_sets"]))
+    if extra:
+        raise ConfigError(f"trajectory.eval_sets: {extra} not in eval_sets")
+    for e in t["eval_sets"]:
+        for b in eval_benchmarks(config).get(e, []):
+            n = benchmark_sampling(config["sampling"], b)["n"]
+            if t["n"] > n:
+                raise ConfigError(f"trajectory.n: {t['n']} samples per prompt at each point, but benchmark {b!r} "
+                                  f"is sampled with n = {n} at the run's start and end (sampling.n or "
+                                  f"sampling.benchmarks.{b}.n); the curves compare the same k everywhere")
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """A YAML loader that refuses a key given twice in one mapping (PyYAML keeps the last silently,
+    so a second `checkpoints:` entry of the same name would replace the first without a word)."""
+
+    def construct_mapping(self, node, deep=False):
+        seen = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if key in seen:
+                raise ConfigError(f"duplicate key {key!r} (line {key_node.start_mark.line + 1}): "
+                                  "a name may appear once in a mapping")
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+
+def check_duplicate_keys(path: str | Path) -> None:
+    """Raise ConfigError naming the file, key and line of a key given twice in one mapping."""
+    try:
+        yaml.load(Path(path).read_text(), Loader=_UniqueKeyLoader)
+    except ConfigError as e:
+        raise ConfigError(f"{path}: {e}") from None
+
+
 def load_config(path: str | Path) -> dict:
+    check_duplicate_keys(path)
     config = yaml.safe_load(Path(path).read_text())
     if not isinstance(config, dict):
         raise ConfigError(f"{path}: a config must be a YAML mapping")
