@@ -24,6 +24,7 @@ include: "workflow/rules/analyse.smk"
 include: "workflow/rules/support.smk"
 include: "workflow/rules/remedies.smk"
 include: "workflow/rules/routed.smk"
+include: "workflow/rules/trajectory.smk"
 include: "workflow/rules/budget.smk"
 
 

@@ -22,7 +22,7 @@ from rlvr_support.analysis.benchmarks import POOLED, split_benchmarks
 from rlvr_support.analysis.markdown import cell, ci_cell, markdown_table
 from rlvr_support.analysis.passk_table import per_prompt_metrics
 from rlvr_support.analysis.resample import paired_grouped_diff, verdict
-from rlvr_support.analysis.runs import by_chain
+from rlvr_support.analysis.runs import by_chain, is_trained
 from rlvr_support.analysis.scores import ScoreFile, benchmark_matrices
 
 COLUMNS = ["claim", "paper", "chain", "eval_set", "benchmark", "measure", "expected_sign", "effect", "ci_low",
@@ -85,12 +85,14 @@ def _passk_effects(files: list[ScoreFile], *, n_boot, ci, seed) -> dict[tuple[st
 def claims_table(scores: list[ScoreFile], *, support_per_prompt: pd.DataFrame | None, entropy: pd.DataFrame | None,
                  js_share: pd.DataFrame | None, styles: pd.DataFrame | None, perplexity: pd.DataFrame | None,
                  decomposition: dict[str, pd.DataFrame], sources: dict[str, str], m: int,
-                 n_boot: int, ci: float, seed: int) -> pd.DataFrame:
+                 n_boot: int, ci: float, seed: int, association: pd.DataFrame | None = None) -> pd.DataFrame:
     opts = dict(n_boot=n_boot, ci=ci, seed=seed)
     pk = _passk_effects(scores, **opts)
     rows = []
-    # the papers' claims concern plain chains; mitigation variants (`math-if~kl`) have their own table
-    chains = sorted({c for c, _ in pk if "~" not in c}, key=lambda c: (c.count("-"), c))
+    # the papers' claims concern plain chains; mitigation variants (`math-if~kl`) have their own table;
+    # checkpoints trained elsewhere get the claims that need no knowledge of how they were trained
+    chains = sorted({c for c, _ in pk if "~" not in c and is_trained(c)}, key=lambda c: (c.count("-"), c))
+    externals = sorted({c for c, _ in pk if not is_trained(c)})
 
     def pk_row(claim, paper, chain, ev, metric, sign):
         for bench, eff in pk.get((chain, ev), {}).items():
@@ -140,6 +142,23 @@ def claims_table(scores: list[ScoreFile], *, support_per_prompt: pd.DataFrame | 
             rows.append(_row("Math-RLVR raises the perplexity of reference solutions", "003", "math", "math", bench,
                              "NLL per token of reference solutions, checkpoint - base (paired)", +1,
                              r["nll_diff"], r["nll_diff_lo"], r["nll_diff_hi"], r["n_seeds"], sources["perplexity"]))
+    # --- checkpoints trained elsewhere, each against its base, on every eval set (seeds/003)
+    for name in externals:
+        for ev in sorted({e for c, e in pk if c == name}):
+            pk_row("RLVR raises pass@1", "003", name, ev, "pass@1", +1)
+            pk_row("RLVR lowers best@kmax (sharpening)", "003, 004", name, ev, "best@kmax", -1)
+            for bench, sp in _by_benchmark(support_per_prompt, ev, {"chain": name, "eval_set": ev}).items():
+                shrink = (sp["category"] == "shrinkage").to_numpy(float) - (sp["category"] == "expansion").to_numpy(float)
+                p, lo, hi, _ = bootstrap_ci_grouped([shrink], **opts)
+                rows.append(_row("RLVR: empirical support shrinkage exceeds expansion", "003", name, ev, bench,
+                                 "share of prompts shrunk - share expanded (k = n)", +1, p, lo, hi, 1,
+                                 sources["support"]))
+            for metric, claim, sign in (("answer_entropy", "answer-level entropy falls", -1),
+                                        ("token_entropy", "token-level entropy rises", +1)):
+                for bench, e in _by_benchmark(entropy, ev, {"chain": name, "eval_set": ev, "metric": metric}).items():
+                    r = e.iloc[0]
+                    rows.append(_row(f"RLVR: {claim}", "003", name, ev, bench, f"{metric} checkpoint - base (paired)",
+                                     sign, r["diff"], r["diff_lo"], r["diff_hi"], r["n_seeds"], sources["entropy"]))
     # --- cross task (seeds/000)
     pk_row("Math-RLVR raises IF pass@1", "000", "math", "if", "pass@1", +1)
     pk_row("Math-RLVR lowers IF best@kmax", "000", "math", "if", "best@kmax", -1)
@@ -151,6 +170,17 @@ def claims_table(scores: list[ScoreFile], *, support_per_prompt: pd.DataFrame | 
             rows.append(_row(claim, "000", chain, "math", bench,
                              "share of direct-answer openings, checkpoint - base (paired)",
                              +1, r["diff"], r["diff_lo"], r["diff_hi"], r["n_seeds"], sources["openings"]))
+    # --- across checkpoints (seeds/000: Pearson r = -0.85 between direct-answer openings and math best@k)
+    for bench, a in _by_benchmark(association, "math", {"eval_set": "math", "x": "share:answer",
+                                                        "y": "best@k"}).items():
+        r = a.iloc[0]
+        # an interval from fewer than half the resamples (most drew a constant share: few distinct
+        # points) says little; the claim is then inconclusive, whatever the point estimate
+        lo, hi = (r["ci_low"], r["ci_high"]) if r["n_boot_used"] >= n_boot / 2 else (float("nan"), float("nan"))
+        rows.append(_row("Direct-answer openings and math best@k are negatively associated across checkpoints",
+                         "000", "trajectory", "math", bench,
+                         f"Pearson r over {int(r['n_points'])} trajectory points ({int(r['n_runs'])} runs), CI over points",
+                         -1, r["pearson_r"], lo, hi, int(r["n_runs"]), sources["association"]))
     return pd.DataFrame(rows, columns=COLUMNS)
 
 

@@ -49,6 +49,14 @@ def token_entropy_method(entropy_topk) -> str:
     return " + ".join(dict.fromkeys("exact" if k <= 0 else f"top-{k} lower bound (vLLM)" for k in ks))
 
 
+def sample_answers(df: pd.DataFrame) -> list:
+    """The answer of each sample (columns task, text, extracted_answer): the extracted answer of a
+    math or joint sample (None: no answer), the normalised text of an IF response."""
+    if df["task"].iloc[0] == "if":
+        return [normalise_text(t) for t in df["text"]]
+    return [None if pd.isna(a) else a for a in df["extracted_answer"]]
+
+
 def per_prompt_entropies(samples_path, scores_path) -> pd.DataFrame:
     """One row per prompt (benchmarks in the prompts' order, ids sorted within each): benchmark,
     prompt_id, answer_entropy, token_entropy, length, entropy_topk.
@@ -61,9 +69,7 @@ def per_prompt_entropies(samples_path, scores_path) -> pd.DataFrame:
                        on=["prompt_id", "sample_idx"], how="inner", validate="one_to_one")
     if len(df) != len(samples):
         raise ValueError(f"{scores_path} does not score every sample of {samples_path}")
-    task = df["task"].iloc[0]
-    df["answer"] = ([normalise_text(t) for t in df["text"]] if task == "if"
-                    else [None if pd.isna(a) else a for a in df["extracted_answer"]])
+    df["answer"] = sample_answers(df)
     if "entropy_topk" not in df.columns:
         df["entropy_topk"] = 0  # files from before the column: hf / fast backends, exact
     out = []

@@ -230,12 +230,13 @@ def cmd_claims(a):
 
     dec = {k: pd.read_csv(v) for k, v in _pairs(a.decomposition or [], "decomposition").items()}
     sources = {"passk": a.passk_source, "support": a.support_source, "entropy": a.entropy, "js": a.js_share,
-               "openings": a.openings_source, "perplexity": a.perplexity,
+               "openings": a.openings_source, "perplexity": a.perplexity, "association": a.association,
                "intervention": _pairs(a.decomposition or [], "decomposition")}
     c = a.cfg
     t = claims_table(parse_files(a.scores, a.scores_root), support_per_prompt=opt(a.support_per_prompt),
                      entropy=opt(a.entropy), js_share=opt(a.js_share), styles=opt(a.styles),
-                     perplexity=opt(a.perplexity), decomposition=dec, sources=sources, m=c["opening_tokens"],
+                     perplexity=opt(a.perplexity), association=opt(a.association), decomposition=dec,
+                     sources=sources, m=c["opening_tokens"],
                      n_boot=c["bootstrap"], ci=c["ci"], seed=c["seed"])
     write_text(a.out, t.to_csv(index=False, float_format="%.6f"))
     md = claims_markdown(t)
@@ -368,5 +369,6 @@ def register(verb) -> None:
     s.add_argument("--openings-source", default="")
     s.add_argument("--perplexity")
     s.add_argument("--decomposition", nargs="*", help="eval_set=intervention decomposition CSV pairs")
+    s.add_argument("--association", help="the checkpoint-level association table (trajectories)")
     s.add_argument("--cfg", type=_json, required=True, help=cfg_help)
     s.add_argument("--out", required=True)

@@ -16,9 +16,11 @@ import torch
 
 from rlvr_support.storage.atomic import publish_dir, read_jsonl, write_text
 from rlvr_support.models import resume as resume_state
+from rlvr_support.models.base_models import weights_checksums
 from rlvr_support.models.loading import load_policy
 from rlvr_support.models.prompting import prompt_format
 from rlvr_support.training.support_monitor import COLUMNS as MONITOR_COLUMNS, SupportMonitor
+from rlvr_support.training.kept_weights import KeepWeights, publish_kept
 from rlvr_support.training.rewards import make_reward
 
 # Remedy metrics kept in reward_curve.csv (their logged names start with these prefixes).
@@ -134,10 +136,13 @@ def train_stage(parent: str, task: str, prompts_path: str, out_manifest: str, rl
         "teacher": resume_state.file_digest(teacher) if teacher else None})
     fmt = prompt_format(parent)  # copied into the new manifest below
     monitor = _monitor(tok, rl, task, probes, partial / "monitor.csv", seed, fmt)
+    callbacks = [monitor] if monitor else []
+    if rl.get("keep_every"):  # a trajectory chain (config/checkpoints.py)
+        callbacks.append(KeepWeights(partial, rl["keep_every"]))
     trainer = SupportGRPOTrainer(
         model=model, reward_funcs=[make_reward(task)], args=grpo_config(partial, rl, seed, remedies),
         train_dataset=_dataset(prompts, fmt), processing_class=tok, remedies=remedies, teacher=teacher_model,
-        callbacks=[monitor] if monitor else None, rollout_backend=rl.get("rollout_backend", "auto"),
+        callbacks=callbacks or None, rollout_backend=rl.get("rollout_backend", "auto"),
     )
     why = f" ({trainer.rollout_backend_reason})" if trainer.rollout_backend_reason else ""
     print(f"rollout backend: {trainer.rollout_backend}{why}", flush=True)
@@ -159,6 +164,7 @@ def train_stage(parent: str, task: str, prompts_path: str, out_manifest: str, rl
         return None
     tok.save_pretrained(staged)
     publish_dir(staged, out / "model")
+    kept = publish_kept(partial, out)
     # A fixed column order: a resumed run reloads its log history with sorted keys.
     keep = [c for c in ("step", "reward", "reward_std", "kl", "entropy", "completions/mean_length") if c in history]
     curve = history[keep + sorted(c for c in history if c not in keep and c.split("/")[0] in REMEDY_LOGS)]
@@ -173,5 +179,6 @@ def train_stage(parent: str, task: str, prompts_path: str, out_manifest: str, rl
         "final_reward": float(history["reward"].tail(5).mean()) if len(history) else None,
         "remedies": remedies, "early_stop": monitor.stopped_for if monitor else None,
         "trained_steps": int(trainer.state.global_step), "prompt_format": fmt,
-        "rollout_backend": trainer.rollout_backend,
+        "rollout_backend": trainer.rollout_backend, "kept_steps": kept,
+        "sha256": weights_checksums(out / "model"),
     }

@@ -1,0 +1,91 @@
+"""CLI verbs of the training trajectories: metrics of every saved checkpoint and their association
+across checkpoints (analysis.trajectory), and their two figures.
+
+Registered into `python -m rlvr_support` by cli.build_parser. Tables are written as CSV with a
+Markdown twin beside them.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from rlvr_support.cli.args import json_arg as _json
+
+
+class _Points(argparse.Action):
+    """`--points` as JSON, and its samples and scores files under `point_files`, so that the
+    provenance sidecar hashes them as the verb's inputs (lineage.provenance reads path arguments)."""
+
+    def __call__(self, parser, namespace, points, option_string=None):
+        if not isinstance(points, list) or not all(isinstance(p, dict) for p in points):
+            parser.error(f"{option_string}: expected a JSON list of point objects")
+        setattr(namespace, self.dest, points)
+        setattr(namespace, "point_files", [str(p[key]) for p in points for key in ("samples", "scores") if key in p])
+
+
+def _write(df, out: str, markdown) -> None:
+    from rlvr_support.storage.atomic import write_text
+
+    write_text(out, df.to_csv(index=False, float_format="%.6f"))
+    write_text(Path(out).with_suffix(".md"), markdown(df))
+
+
+def cmd_trajectory_table(a):
+    from rlvr_support.analysis.trajectory import association_markdown, association_table, trajectory_markdown, \
+        trajectory_table
+
+    c = a.cfg
+    traj = trajectory_table(a.points, k=c["k"], n_boot=c["bootstrap"], ci=c["ci"], seed=c["seed"])
+    assoc = association_table(traj, n_boot=c["bootstrap"], ci=c["ci"], seed=c["seed"])
+    _write(traj, a.out, trajectory_markdown)
+    _write(assoc, a.out_association, association_markdown)
+    print(association_markdown(assoc))
+
+
+def cmd_figure_trajectory(a):
+    import pandas as pd
+
+    from rlvr_support.figures.trajectory_curves import plot_trajectory_curves
+
+    plot_trajectory_curves(pd.read_csv(a.table), a.eval_set, a.out)
+
+
+def cmd_figure_association(a):
+    import pandas as pd
+
+    from rlvr_support.figures.association_scatter import plot_association_scatter
+
+    plot_association_scatter(pd.read_csv(a.table), pd.read_csv(a.association), a.eval_set, a.out, x=a.x, y=a.y)
+
+
+def register(verb) -> None:
+    """Add the verbs; ``verb(name, fn, help)`` returns an argparse sub-parser."""
+    s = verb("trajectory-table", cmd_trajectory_table,
+             "pass@1, best@k, coverage@k, answer entropy and solution-style shares of every checkpoint of a "
+             "training trajectory (the first k samples of each prompt, CI over prompts), and the Pearson / "
+             "Spearman association of each style share with best@k across checkpoints.")
+    s.add_argument("--points", type=_json, action=_Points, required=True,
+                   help='JSON list of {"run", "chain", "seed" (null for an external run), "step", "samples", '
+                        '"scores"}; the eval set is the files\' stem')
+    s.add_argument("--cfg", type=_json, required=True,
+                   help="JSON with k (samples read per prompt), bootstrap, ci and seed")
+    s.add_argument("--out", required=True, help="trajectory CSV (a .md is written beside it)")
+    s.add_argument("--out-association", required=True, help="association CSV (a .md is written beside it)")
+    s.set_defaults(prov_inputs=["point_files"], point_files=[])
+
+    s = verb("figure-trajectory", cmd_figure_trajectory,
+             "Metrics against training step for one eval set: a row per metric, a column per benchmark, "
+             "a line per run.")
+    s.add_argument("--table", required=True, help="the trajectory-table CSV")
+    s.add_argument("--eval-set", required=True)
+    s.add_argument("--out", required=True, help="<name>.png; the PDF is written beside it")
+
+    s = verb("figure-association", cmd_figure_association,
+             "A style share against best@k at every checkpoint of one eval set, per benchmark, with Pearson r.")
+    s.add_argument("--table", required=True, help="the trajectory-table CSV")
+    s.add_argument("--association", required=True, help="the association CSV of the same table")
+    s.add_argument("--eval-set", required=True)
+    s.add_argument("--x", default="share:answer", help="the share on x (default: %(default)s)")
+    s.add_argument("--y", default="best@k", help="the metric on y (default: %(default)s)")
+    s.add_argument("--out", required=True, help="<name>.png; the PDF is written beside it")
