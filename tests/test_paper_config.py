@@ -93,8 +93,8 @@ def test_model_names_that_would_clash_with_paths_are_rejected(name):
 
 MODEL_RULES = {"train_stage", "sample", "sample_routed", "base_metrics", "positional_js", "opening_intervention",
                "perplexity"}
-DOWNLOAD_RULES = {"source_data", "base_model"}
-DOWNLOAD_VERBS = {"data-sources", "base-model"}
+DOWNLOAD_RULES = {"source_data", "base_model", "external_checkpoint"}
+DOWNLOAD_VERBS = {"data-sources", "base-model", "checkpoint"}
 
 
 def local_rules(config: str) -> set[str]:
@@ -130,11 +130,13 @@ def plan_jobs(config: str) -> list[dict]:
     return jobs
 
 
-@pytest.mark.parametrize("config", ["configs/paper.yaml", "configs/paper-limit.yaml", "configs/paper-leash.yaml"])
+@pytest.mark.parametrize("config", ["configs/paper.yaml", "configs/paper-limit.yaml", "configs/paper-leash.yaml",
+                                    "configs/leash-prorl.yaml", "configs/limit-simplerl.yaml"])
 def test_every_model_loading_job_asks_for_gpus_and_no_submitted_job_downloads(config):
     jobs = plan_jobs(config)
     rules = {j["rule"] for j in jobs}
-    assert {"sample", "train_stage", "base_metrics", "positional_js"} <= rules
+    trains = bool(yaml.safe_load((REPO / config).read_text())["chains"])  # the released pairs train nothing
+    assert {"sample", "base_metrics", "positional_js"} | ({"train_stage"} if trains else set()) <= rules
     for j in jobs:
         if j["rule"] in MODEL_RULES:
             assert not j["local"] and int(j["resources"].get("gpu", 0)) >= 1, j
@@ -150,7 +152,7 @@ def test_every_model_loading_job_asks_for_gpus_and_no_submitted_job_downloads(co
 
 
 def test_jobs_never_touch_the_network():
-    """Every verb but the two download verbs sets the Hugging Face libraries offline before they load."""
+    """Every verb but the download verbs sets the Hugging Face libraries offline before they load."""
     from rlvr_support.cli.main import DOWNLOAD_VERBS, OFFLINE_ENV
 
     code = ("import os, sys\n"
@@ -163,4 +165,4 @@ def test_jobs_never_touch_the_network():
     proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True,
                           timeout=120)
     assert "'HF_HUB_OFFLINE': '1'" in proc.stdout and "hub offline True" in proc.stdout, proc.stdout + proc.stderr
-    assert set(DOWNLOAD_VERBS) == {"data-sources", "base-model"}
+    assert set(DOWNLOAD_VERBS) == {"data-sources", "base-model", "checkpoint"}

@@ -80,9 +80,33 @@ def test_adding_an_rl_seed_plans_only_the_new_seed_and_the_tables(smoke_run, tmp
     assert {j["rule"] for j in jobs if j["rule"] == "train_stage"} and \
         all("seed=1" in j["wildcards"] for j in jobs if j["rule"] == "train_stage")
     assert not any(j["rule"] in ("pretrain_base", "base_metrics") for j in jobs)
-    # the budget reads rl.seeds (it counts the checkpoints); no other job's params hold them
-    assert not [j for j in jobs if "Params have changed" in j["reason"] and j["rule"] != "budget"], \
+    # the budget (it counts the checkpoints) and the trajectory table (its points are per seed) read
+    # rl.seeds; no other job's params hold them
+    assert not [j for j in jobs if "Params have changed" in j["reason"]
+                and j["rule"] not in ("budget", "trajectory_table")], \
         "a job's params changed with rl.seeds"
+
+
+@pytest.mark.slow
+def test_listing_a_chain_in_the_trajectory_retrains_that_chain_only(smoke_run, tmp_path):
+    """`trajectory.chains` is read by the listed chains' train jobs (they keep weights), no other."""
+    jobs = plan(smoke_run, edited_config(tmp_path, lambda c: c["trajectory"]["chains"].append("joint")))
+    trained = [j["wildcards"] for j in jobs if j["rule"] == "train_stage"]
+    assert trained == ["chain=joint, seed=0"], trained
+    points = {j["wildcards"] for j in jobs if j["rule"] == "trajectory_point"}
+    assert points == {"run=joint/seed0, step=1"}, points
+    assert not any(j["rule"] == "sample" and "ckpt=joint" not in j["wildcards"] for j in jobs)
+
+
+@pytest.mark.slow
+def test_adding_an_external_checkpoint_plans_its_own_jobs_and_the_tables(smoke_run, tmp_path):
+    weights = smoke_run / "results" / "checkpoints" / "if" / "seed0" / "model"
+    jobs = plan(smoke_run, edited_config(tmp_path, lambda c: c.update(
+        checkpoints={"mine": {"kind": "local", "path": str(weights), "base": "base"}})))
+    assert not rules(jobs) & TRAINING, rules(jobs)
+    per_checkpoint = [j for j in jobs if j["rule"] in SAMPLING | SCORING | {"positional_js", "external_checkpoint"}]
+    assert per_checkpoint and all("mine" in j["wildcards"] for j in per_checkpoint), per_checkpoint
+    assert {"external_checkpoint", "passk_table", "claims_table"} <= rules(jobs)
 
 
 @pytest.mark.slow

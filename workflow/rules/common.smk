@@ -2,6 +2,7 @@ import functools
 import json
 import os
 import re
+import shlex
 import sys
 from pathlib import Path
 
@@ -18,10 +19,20 @@ if str(Path(workflow.basedir) / "src") not in os.environ.get("PYTHONPATH", "").s
 from rlvr_support.analysis.budget import budget_config
 from rlvr_support.config.benchmarks import eval_benchmarks
 from rlvr_support.config.chains import CHAIN_RE, TASKS, parent_chain, parse_chain, stage_task
+from rlvr_support.config.checkpoints import (
+    external_checkpoints,
+    externals_of,
+    is_trajectory_point,
+    kept_every,
+    trajectory_point_labels,
+    trajectory_runs,
+)
 from rlvr_support.config.defaults import VARIANT_META, fill_defaults
-from rlvr_support.config.validate import validate_config
+from rlvr_support.config.validate import check_duplicate_keys, validate_config
 from rlvr_support.lineage.codehash import code_hash
 
+for configfile_path in workflow.configfiles:
+    check_duplicate_keys(configfile_path)
 validate_config(config)
 # Defaults (analysis keys, remedy parameters) are filled in once, here, so every rule and its
 # params see the same complete config (rlvr_support/config/defaults.py).
@@ -36,6 +47,10 @@ RESULTS = f"{TOP}/{{model}}" if MODELS else TOP
 PY = "python -m rlvr_support"
 ANALYSIS = config["analysis"]
 EVAL_BENCHMARKS = eval_benchmarks(config)  # {eval set: its benchmarks}
+EXTERNAL = external_checkpoints(config)  # checkpoints trained elsewhere, by name (config/checkpoints.py)
+TRAJECTORY = config["trajectory"]
+EXTERNAL_RE = "|".join(re.escape(name) for name in EXTERNAL) or "-"  # "-": no external checkpoint
+RUN_RE = rf"{CHAIN_RE}/seed\d+|{EXTERNAL_RE}"  # a trained run or an external one: trajectory points hang off it
 BOOTSTRAP_KEYS = ("bootstrap", "ci", "seed")  # what every table with confidence intervals reads
 
 
@@ -45,7 +60,11 @@ wildcard_constraints:
     eval_set="|".join(TASKS),
     chain=CHAIN_RE,
     seed=r"\d+",
-    ckpt=rf"base|{CHAIN_RE}/seed\d+",
+    # base, a trained checkpoint, an external one, or a trajectory point of either (…/step<s>)
+    ckpt=rf"base|(({RUN_RE})(/step\d+)?)",
+    ext=EXTERNAL_RE,
+    run=RUN_RE,
+    step=r"\d+",
     shard=r"\d+",
 
 
@@ -117,8 +136,13 @@ def get_pretrain_cfg(wildcards=None):
 
 
 def get_train_cfg(wildcards):
-    """The stage's RL keys: the whole `rl` section but `seeds` (the job trains one, its wildcard)."""
-    return compact_json({k: v for k, v in config["rl"].items() if k != "seeds"})
+    """The stage's RL keys: the whole `rl` section but `seeds` (the job trains one, its wildcard), and
+    for a trajectory chain every how many steps it keeps its weights (no key for the others, so
+    listing a chain in `trajectory` retrains that chain only)."""
+    cfg = {k: v for k, v in config["rl"].items() if k != "seeds"}
+    if kept_every(config, wildcards.chain):
+        cfg["keep_every"] = kept_every(config, wildcards.chain)
+    return compact_json(cfg)
 
 
 def uses_vllm():
@@ -134,6 +158,10 @@ def get_sampling_cfg(wildcards):
     cfg = {k: v for k, v in config["sampling"].items() if k not in drop}
     own = EVAL_BENCHMARKS.get(wildcards.eval_set, [])
     cfg["benchmarks"] = {b: v for b, v in cfg["benchmarks"].items() if b in own}
+    if is_trajectory_point(wildcards.ckpt):
+        # a trajectory point: the trajectory's smaller budget, the same for every benchmark
+        cfg["n"] = TRAJECTORY["n"]
+        cfg["benchmarks"] = {b: {**v, "n": TRAJECTORY["n"]} for b, v in cfg["benchmarks"].items()}
     return compact_json(cfg)
 
 
@@ -197,13 +225,32 @@ def get_opening_tokens(wildcards=None):
 # ---- the DAG: checkpoints, chains and the files between rules
 
 
-def checkpoints():
-    """Every checkpoint the study samples: the base and each chain for each RL seed."""
-    return ["base"] + [f"{c}/seed{s}" for c in config["chains"] for s in config["rl"]["seeds"]]
+def model_of(wildcards=None):
+    """The starting model of a job (None in a one-model study); at parse time, the only model."""
+    if wildcards is not None and "model" in wildcards.keys():
+        return wildcards.model
+    return MODELS[0] if len(MODELS) == 1 else None
 
 
-def rl_checkpoints():
-    return [c for c in checkpoints() if c != "base"]
+def checkpoints(wildcards=None):
+    """Every checkpoint the study samples at full budget: the base, each chain for each RL seed and
+    the external checkpoints trained from this base."""
+    trained = [f"{c}/seed{s}" for c in config["chains"] for s in config["rl"]["seeds"]]
+    return ["base"] + trained + externals_of(config, model_of(wildcards))
+
+
+def rl_checkpoints(wildcards=None):
+    return [c for c in checkpoints(wildcards) if c != "base"]
+
+
+def get_external_cfg(wildcards):
+    """An external checkpoint's `checkpoints` entry; only under the results of its own base."""
+    if wildcards.ext not in externals_of(config, model_of(wildcards)):
+        raise ValueError(
+            f"checkpoint {wildcards.ext!r} is analysed against {EXTERNAL[wildcards.ext]['base']!r}, "
+            f"not {model_of(wildcards)!r}"
+        )
+    return compact_json(EXTERNAL[wildcards.ext])
 
 
 def sample_shards():
@@ -278,11 +325,11 @@ def get_stage_prompts(wildcards):
 
 
 def get_all_scores(wildcards=None):
-    return [f"{RESULTS}/scores/{c}/{e}.parquet" for c in checkpoints() for e in config["eval_sets"]]
+    return [f"{RESULTS}/scores/{c}/{e}.parquet" for c in checkpoints(wildcards) for e in config["eval_sets"]]
 
 
 def get_all_samples(wildcards=None):
-    return [f"{RESULTS}/samples/{c}/{e}.parquet" for c in checkpoints() for e in config["eval_sets"]]
+    return [f"{RESULTS}/samples/{c}/{e}.parquet" for c in checkpoints(wildcards) for e in config["eval_sets"]]
 
 
 def sequential_chains():
@@ -338,38 +385,40 @@ def get_js_prompts(wildcards=None):
 
 
 def get_js_runs(wildcards=None):
-    return [f"{RESULTS}/analysis/js/{c}/{e}.parquet" for c in rl_checkpoints() for e in get_js_eval_sets()]
+    return [f"{RESULTS}/analysis/js/{c}/{e}.parquet" for c in rl_checkpoints(wildcards) for e in get_js_eval_sets()]
 
 
 def get_perplexity_runs(wildcards=None):
-    return [f"{RESULTS}/analysis/perplexity/{c}/math.parquet" for c in checkpoints()]
+    # an output list, fixed at parse time: the toy world has one starting model (config validation)
+    return [f"{RESULTS}/analysis/perplexity/{c}/math.parquet" for c in checkpoints(wildcards)]
 
 
 def get_checkpoint_manifests(wildcards=None):
     """Every checkpoint's manifest, in checkpoints() order."""
-    return [f"{RESULTS}/checkpoints/{c}/manifest.json" for c in checkpoints()]
+    return [f"{RESULTS}/checkpoints/{c}/manifest.json" for c in checkpoints(wildcards)]
 
 
 def get_intervention_samples(wildcards):
-    return [f"{RESULTS}/samples/{c}/{wildcards.eval_set}.parquet" for c in checkpoints()]
+    return [f"{RESULTS}/samples/{c}/{wildcards.eval_set}.parquet" for c in checkpoints(wildcards)]
 
 
 def get_intervention_scores(wildcards):
-    return [f"{RESULTS}/scores/{c}/{wildcards.eval_set}.parquet" for c in checkpoints()]
+    return [f"{RESULTS}/scores/{c}/{wildcards.eval_set}.parquet" for c in checkpoints(wildcards)]
 
 
 def get_intervention_labels(kind):
-    """`label=path` pairs (label: base or chain/seedK) of the rule's input `kind`, in checkpoints() order."""
+    """`label=path` pairs (label: base, chain/seedK or an external name) of the rule's input `kind`,
+    in checkpoints() order."""
 
     def pairs(wildcards, input):
-        return " ".join(f"{c}={p}" for c, p in zip(checkpoints(), input[kind], strict=True))
+        return " ".join(f"{c}={p}" for c, p in zip(checkpoints(wildcards), input[kind], strict=True))
 
     return pairs
 
 
 def get_claims_inputs(wildcards=None):
     ins = {
-        "scores": get_all_scores(),
+        "scores": get_all_scores(wildcards),
         "passk": f"{RESULTS}/tables/passk.csv",
         "support": f"{RESULTS}/tables/support.csv",
         "support_per_prompt": f"{RESULTS}/tables/support_categories.csv",
@@ -381,6 +430,8 @@ def get_claims_inputs(wildcards=None):
         ins["js"] = f"{RESULTS}/tables/js_share.csv"
     if has_perplexity():
         ins["perplexity"] = f"{RESULTS}/tables/perplexity.csv"
+    if has_trajectory(wildcards):
+        ins["association"] = f"{RESULTS}/tables/association.csv"
     return ins
 
 
@@ -390,6 +441,8 @@ def get_claims_args(wildcards, input):
         args.append(f"--js-share {input.js}")
     if "perplexity" in input.keys():
         args.append(f"--perplexity {input.perplexity}")
+    if "association" in input.keys():
+        args.append(f"--association {input.association}")
     if get_intervention_eval_sets():
         args.append(
             "--decomposition "
@@ -433,6 +486,72 @@ def get_support_outputs():
     return out
 
 
+# ---- training trajectories (workflow/rules/trajectory.smk)
+
+
+def has_trajectory(wildcards=None):
+    return bool(trajectory_runs(config, model_of(wildcards)))
+
+
+def get_trajectory_points(wildcards, root=None):
+    """One entry per trajectory point and eval set: run, chain, seed, step and its samples and scores
+    (the run's start and end are the full-budget files; the verb reads their first `n` samples)."""
+    root = RESULTS if root is None else root
+    return [
+        {
+            "run": r["run"],
+            "chain": r["chain"],
+            "seed": r["seed"],
+            "step": step,
+            "checkpoint": label,
+            "samples": f"{root}/samples/{label}/{e}.parquet",
+            "scores": f"{root}/scores/{label}/{e}.parquet",
+        }
+        for r in trajectory_runs(config, model_of(wildcards))
+        for step, label, _ in r["points"]
+        for e in TRAJECTORY["eval_sets"]
+    ]
+
+
+def get_trajectory_inputs(wildcards):
+    points = get_trajectory_points(wildcards)
+    return {"samples": [p["samples"] for p in points], "scores": [p["scores"] for p in points]}
+
+
+def get_trajectory_points_arg(wildcards):
+    """The points as JSON, with this model's concrete paths."""
+    return compact_json(get_trajectory_points(wildcards, root=results_dir(wildcards)))
+
+
+def get_trajectory_cfg(wildcards=None):
+    """What the trajectory table reads: k (the trajectory's n) and the bootstrap keys."""
+    return compact_json({"k": TRAJECTORY["n"], **{k: ANALYSIS[k] for k in BOOTSTRAP_KEYS}})
+
+
+def get_point_origin(wildcards):
+    """What a trajectory point's manifest is made from: the trained run's manifest (its stage kept the
+    weights), or nothing for an external run's (its folder was checked by config validation)."""
+    return [] if wildcards.run in EXTERNAL else [f"{RESULTS}/checkpoints/{wildcards.run}/manifest.json"]
+
+
+def get_point_command(wildcards, input, output):
+    if wildcards.run in EXTERNAL:
+        return (
+            f"checkpoint --name {wildcards.run} --cfg {shlex.quote(compact_json(EXTERNAL[wildcards.run]))} "
+            f"--step {wildcards.step} --out {output[0]}"
+        )
+    return f"trajectory-point --run {input[0]} --step {wildcards.step} --out {output[0]}"
+
+
+def get_trajectory_outputs(wildcards=None):
+    if not any(trajectory_runs(config, m) for m in (MODELS or [None])):
+        return []
+    out = [f"{RESULTS}/tables/{t}" for t in ("trajectory.csv", "trajectory.md", "association.csv", "association.md")]
+    for e in TRAJECTORY["eval_sets"]:
+        out += [f"{RESULTS}/figures/trajectory_{e}.png", f"{RESULTS}/figures/association_{e}.png"]
+    return out
+
+
 # ---- routing prior at sampling time (workflow/rules/routed.smk)
 
 
@@ -456,6 +575,9 @@ def get_prefetch_targets():
     out = [f"{DATA}/prompts/{t}.jsonl" for t in used_tasks()] if config["world"]["kind"] != "toy" else []
     if MODELS or config["base"]["kind"] != "pretrain":
         out += for_each_model([f"{RESULTS}/checkpoints/base/manifest.json"])
+    for name, spec in EXTERNAL.items():  # checkpoints trained elsewhere: hub ids are fetched here too
+        folder = RESULTS.format(model=spec["base"]) if MODELS else RESULTS
+        out.append(f"{folder}/checkpoints/{name}/manifest.json")
     return out
 
 
@@ -488,6 +610,7 @@ def get_final_output():
             *get_remedy_outputs(),
             *get_support_outputs(),
             *get_routed_outputs(),
+            *get_trajectory_outputs(),
         ]
     )
 

@@ -114,16 +114,16 @@ rule positional_js:
     # one job per checkpoint for all its eval sets (a process start per eval set cost more than the work)
     input:
         base_model=f"{RESULTS}/checkpoints/base/manifest.json",
-        model=f"{RESULTS}/checkpoints/{{chain}}/seed{{seed}}/manifest.json",
+        model=f"{RESULTS}/checkpoints/{{ckpt}}/manifest.json",
         base_samples=get_js_files("samples/base"),
-        samples=get_js_files("samples/{chain}/seed{seed}"),
+        samples=get_js_files("samples/{ckpt}"),
         prompts=get_js_prompts(),
     output:
-        get_js_files("analysis/js/{chain}/seed{seed}"),
+        get_js_files("analysis/js/{ckpt}"),
     log:
-        f"{RESULTS}/logs/analyse/js/{{chain}}/seed{{seed}}.log",
+        f"{RESULTS}/logs/analyse/js/{{ckpt}}.log",
     benchmark:
-        f"{RESULTS}/benchmarks/analyse/js/{{chain}}/seed{{seed}}.tsv"
+        f"{RESULTS}/benchmarks/analyse/js/{{ckpt}}.tsv"
     conda:
         get_conda_env("analyse")
     threads: get_threads("analyse")
