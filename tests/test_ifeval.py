@@ -3,6 +3,7 @@ reasoning mode and validation errors."""
 
 import pytest
 
+from rlvr_support.scoring.verifiers import ifeval
 from rlvr_support.scoring.verifiers.ifeval import (
     INSTRUCTION_IDS,
     IFResult,
@@ -80,6 +81,90 @@ def test_repeat_prompt_falls_back_to_prompt():
     assert check_instruction("combination:repeat_prompt", "Write a poem. ok", {}, "write a poem.")
 
 
+@pytest.mark.parametrize("empty", ["", "   ", "\n"])
+def test_empty_prompt_to_repeat_is_an_error_not_a_pass(empty):
+    # An empty prefix starts every response: it used to make any response pass.
+    kw = {"prompt_to_repeat": empty}
+    with pytest.raises(InstructionError, match=r"'combination:repeat_prompt'.*'prompt_to_repeat'"):
+        validate_instructions(["combination:repeat_prompt"], [kw], "p7")
+    with pytest.raises(InstructionError, match="prompt_to_repeat"):
+        check_instruction("combination:repeat_prompt", "Anything at all.", kw, "Say hi.")
+
+
+# Keywords that start or end with a symbol (upstream's `\bWORD\b` never catches
+# "+" or "(note)"), each with a text that has it and one that does not.
+SYMBOL_KEYWORDS = [
+    ("C++", "I like C++ a lot.", "I like C a lot."),
+    ("+", "One + one", "One and one"),
+    ("(note)", "See (note) below.", "See note below."),
+]
+
+
+@pytest.mark.parametrize("word,has,lacks", SYMBOL_KEYWORDS)
+def test_forbidden_words_with_symbol_edges(word, has, lacks):
+    kw = {"forbidden_words": [word]}
+    assert check_instruction("keywords:forbidden_words", has, kw, "") is False
+    assert check_instruction("keywords:forbidden_words", has.upper(), kw, "") is False
+    assert check_instruction("keywords:forbidden_words", lacks, kw, "") is True
+
+
+@pytest.mark.parametrize("word,has,lacks", SYMBOL_KEYWORDS)
+def test_existence_with_symbol_edges(word, has, lacks):
+    kw = {"keywords": [word]}
+    assert check_instruction("keywords:existence", has, kw, "") is True
+    assert check_instruction("keywords:existence", has.lower(), kw, "") is True
+    assert check_instruction("keywords:existence", lacks, kw, "") is False
+
+
+@pytest.mark.parametrize(
+    "word,text,followed",
+    [
+        ("cat", "Do not concatenate.", True),  # a word edge keeps its boundary
+        ("cat", "The CAT sat.", False),
+        ("cat", "cats and dogs", True),
+        ("cat", "a cat_food bowl", True),  # "_" is a word character, as for \b
+        ("C++", "ABC++ is a language.", True),  # "C" is a word edge: no match inside "ABC"
+        ("C++", "C++17 is out.", False),  # "+" is a symbol edge: no boundary needed after it
+        ("(note)", "x(note)y", False),
+    ],
+)
+def test_forbidden_words_boundaries(word, text, followed):
+    assert check_instruction("keywords:forbidden_words", text, {"forbidden_words": [word]}, "") is followed
+
+
+def test_existence_stays_a_substring_match():
+    # Upstream's keywords:existence is re.search(keyword, ...): no word boundaries.
+    assert check_instruction("keywords:existence", "Do not concatenate.", {"keywords": ["cat"]}, "") is True
+    assert check_instruction("keywords:existence", "A dog.", {"keywords": ["cat"]}, "") is False
+
+
+LETTER_COUNTS = [("#", "#one #two #three #four", 4), ("!", "Hi! Yes!!", 3), ("Z", "Zig zag z", 3), ("z", "ZZZ", 3)]
+
+
+@pytest.mark.parametrize("letter,text,count", LETTER_COUNTS + [(" a ", "Aha", 2)])
+def test_letter_frequency_counts_any_single_character(letter, text, count):
+    # Google's IFEval counts punctuation too ("#"); letters case-insensitively.
+    cases = [("at least", count, True), ("at least", count + 1, False), ("less than", count + 1, True)]
+    for relation, n, expected in cases + [("less than", count, False)]:
+        kw = {"letter": letter, "let_frequency": n, "let_relation": relation}
+        validate_instructions(["keywords:letter_frequency"], [kw], "p")
+        assert check_instruction("keywords:letter_frequency", text, kw, "") is expected, (relation, n)
+
+
+def test_postscript_marker_is_literal():
+    kw = {"postscript_marker": "P.S"}
+    assert check_instruction("detectable_content:postscript", "It is possible.", kw, "") is False  # upstream: True
+    assert check_instruction("detectable_content:postscript", "Bye.\np.s more", kw, "") is True
+
+
+def test_deviations_are_listed_in_the_module_docstring():
+    doc = ifeval.__doc__
+    needles = ["keywords:forbidden_words", "keywords:letter_frequency", "combination:repeat_prompt", "possible"]
+    needles += ["detectable_content:postscript", "multiple_sections", "RecursionError", "frequency=0", "punkt"]
+    for needle in needles:
+        assert needle in doc, needle
+
+
 def test_none_valued_kwargs_are_ignored():
     kw = {"keywords": None, "num_words": 5, "relation": "at least", "language": None}
     validate_instructions(["length_constraints:number_words"], [kw], "p")
@@ -133,6 +218,10 @@ def test_reasoning_modes():
         (["punctuation:no_comma"], [{"colour": "red"}], "colour"),
         (["keywords:existence"], [{"keywords": "apple"}], "keywords"),
         (["keywords:letter_frequency"], [{"letter": "ab", "let_frequency": 1, "let_relation": "at least"}], "letter"),
+        (["keywords:letter_frequency"], [{"letter": "", "let_frequency": 1, "let_relation": "at least"}], "letter"),
+        (["keywords:letter_frequency"], [{"letter": "  ", "let_frequency": 1, "let_relation": "at least"}], "letter"),
+        (["keywords:letter_frequency"], [{"letter": "##", "let_frequency": 1, "let_relation": "at least"}], "letter"),
+        (["combination:repeat_prompt"], [{"prompt_to_repeat": ""}], "prompt_to_repeat"),
     ],
 )
 def test_validate_errors_name_prompt_and_instruction(ids, kwargs, needle):

@@ -1,12 +1,17 @@
 """extract_answer formats, exact fast path, math-verify path, hard timeouts."""
 
 import os
+import random
 import signal
 import threading
 import time
 
 import pytest
 
+from rlvr_support.data.toyworld.constraints import JOINT_INSTRUCTIONS, sample_constraint
+from rlvr_support.data.toyworld.math_problems import sample_problems
+from rlvr_support.data.toyworld.responses import joint_response
+from rlvr_support.data.toyworld.words import STYLES
 from rlvr_support.scoring.verifiers import math as vm
 from rlvr_support.scoring.verifiers.math import MathResult, as_fraction, extract_answer, score_math_batch
 
@@ -30,6 +35,20 @@ from rlvr_support.scoring.verifiers.math import MathResult, as_fraction, extract
         ("answer: 7 and later \\boxed{8}", "8"),
         ("\\boxed{8} and later answer: 7", "7"),
         ("\\boxed{unbalanced", None),
+        # The whole expression after a phrase, not its first number:
+        ("The answer is 42^2", "42^2"),
+        ("answer : 3\\sqrt{2}", "3\\sqrt{2}"),
+        ("The answer is 42^{2}. So it is large.", "42^{2}"),
+        ("answer : 13 + 5", "13 + 5"),
+        ("answer: 2 \\cdot 3\nnext line", "2 \\cdot 3"),
+        ("The answer is \\(3\\sqrt{2}\\).", "3\\sqrt{2}"),
+        ("answer: 5!", "5!"),
+        ("#### 4x", "4x"),
+        # ... but a number followed by prose or markup stays that number:
+        ("The answer is 42 - the rest is easy", "42"),
+        ("**Answer: 42**", "42"),
+        ("answer : 42, I think", "42"),
+        ("ANSWER : 70 << SEA >> P.S. WE LOVE MATH . THAT IS ALL", "70"),
         ("no final answer here", None),
         ("I will answer soon. 5", None),
         ("", None),
@@ -37,6 +56,44 @@ from rlvr_support.scoring.verifiers.math import MathResult, as_fraction, extract
 )
 def test_extract_answer(text, expected):
     assert extract_answer(text) == expected
+
+
+def test_answer_phrase_scores_the_whole_expression():
+    responses = [
+        "The answer is 42^2",  # used to be cut to "42"
+        "answer : 3\\sqrt{2}",  # used to be cut to "3"
+        "The answer is 42.",
+        "answer : 3",
+        "The answer is $\\frac{1}{2}$.",
+        "The answer is 42^2.",
+        "answer : 3\\sqrt{2}",
+    ]
+    golds = ["42", "3", "42", "3", "1/2", "1764", "\\sqrt{18}"]
+    res = score_math_batch(responses, golds)
+    assert [r.extracted for r in res] == ["42^2", "3\\sqrt{2}", "42", "3", "\\frac{1}{2}", "42^2", "3\\sqrt{2}"]
+    assert [r.correct for r in res] == [False, False, True, True, True, True, True]
+    assert not any(r.timeout or r.error for r in res)
+
+
+def test_toy_world_answers_stay_on_the_exact_path(monkeypatch):
+    # Every solution style, alone and under every constraint a joint prompt can carry
+    # (title, postscript, end phrase, quotes, capitals after "answer : N"), scores
+    # correct as a plain number, without math-verify.
+    monkeypatch.setattr(vm._POOL, "run", lambda *a, **k: pytest.fail("pool used for a toy-world answer"))
+    rng = random.Random(3)
+    problems = sample_problems(rng, 30, {1: 1, 2: 1, 3: 1})
+    every = [sample_constraint(rng, iid, "sea", joint=True) for iid in JOINT_INSTRUCTIONS]
+    texts, golds = [], []
+    for p in problems:
+        for style in STYLES:
+            for cons in [[]] + [[c] for c in every] + [every]:
+                texts.append(p.solution(style) if not cons else joint_response(rng, p, cons, style, 1.0))
+                golds.append(str(p.answer))
+    res = score_math_batch(texts, golds)
+    assert [r.extracted for r in res] == golds
+    assert all(r.correct for r in res)
+    wrong = score_math_batch([t.replace(f": {g}", f": {int(g) + 1}") for t, g in zip(texts, golds)], golds)
+    assert not any(r.correct for r in wrong)
 
 
 def test_as_fraction():

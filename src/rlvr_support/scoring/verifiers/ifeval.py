@@ -1,26 +1,63 @@
-"""IFEval instruction checkers (Zhou et al. 2023, "Instruction-Following Evaluation
+r"""IFEval instruction checkers (Zhou et al. 2023, "Instruction-Following Evaluation
 for Large Language Models"), re-implemented offline and deterministically.
 
 Semantics follow Google's reference code as vendored in lm-eval
 (`lm_eval/tasks/ifeval/instructions.py`, `utils.py`): same instruction ids, same
-kwargs names, same strict/loose protocol. Deliberate differences, each a fix:
+kwargs names, same strict/loose protocol; `tests/test_ifeval_differential.py`
+compares both. Like upstream, an empty or whitespace-only response follows no
+instruction.
 
-* Keywords (`keywords:existence`, `keywords:frequency`, `keywords:forbidden_words`)
-  are matched literally (`re.escape`). Upstream passes them to `re` as patterns, so a
-  keyword such as "c++" or "(a)" errors or matches something else, and a
-  pathological keyword could backtrack catastrophically.
-* Missing kwargs are an error (`validate_instructions`); upstream silently draws
-  random values, which makes scores non-reproducible. Upstream also drops *falsy*
-  kwargs (`if v`), so e.g. `frequency=0` became random; here only None is dropped.
-* Sentence counting uses `sentences.split_sentences` (punkt-like, no data) and
-  capital-word counting `sentences.word_tokens` (Treebank-like), see that module.
-* `langdetect` runs with `DetectorFactory.seed = 0` (upstream leaves it random),
-  computed by the bit-identical batched `langdetect_fast`, and its results are
-  cached; `LangDetectException` counts as followed, as upstream.
-* `combination:repeat_prompt` falls back to the `prompt` argument when
-  `prompt_to_repeat` is not given.
+Deviations from upstream, all of them (upstream = lm-eval's copy; "Google" =
+google-research's `instruction_following_eval` where it differs). Each is a fix:
 
-Like upstream, an empty or whitespace-only response follows no instruction.
+1. Keywords as patterns. Upstream: `keywords:existence`, `keywords:frequency` and
+   `keywords:forbidden_words` pass the keyword to `re` as a regex, so "(a)" or
+   "c++" errors or matches something else, and a pathological keyword backtracks
+   catastrophically. Ours: keywords are literal text (`re.escape`), matched
+   case-insensitively; existence and frequency still match substrings, as upstream.
+2. Forbidden words with a symbol at an edge. Upstream: `\bWORD\b`; next to a
+   symbol `\b` needs a word character on the other side, so forbidden "+" in
+   "One + one" or "(note)" in "See (note) below." is never caught ("C++" is caught
+   on Python 3.11 only because the pattern `C++` reads as a possessive `C+`).
+   Ours: a boundary (`(?<!\w)`, `(?!\w)`) only on an edge of the word that is a
+   word character, so those are caught and forbidden "cat" still does not fire
+   on "concatenate".
+3. `keywords:letter_frequency` letters. Upstream (lm-eval): a letter outside a-z,
+   or longer than one character, is silently replaced by a random ASCII letter;
+   Google now accepts any single non-whitespace character ("#") and rejects
+   longer ones. Ours: any single character after stripping whitespace, counted
+   case-insensitively; an empty or longer `letter` is a load-time error.
+4. `detectable_content:postscript` markers as patterns. Upstream: a marker other
+   than "P.S." and "P.P.S" is a regex (`\s*MARKER.*$`), so "." matches any
+   character and marker "P.S" matches "possible". Ours: the marker is literal
+   (case-insensitive); "P.S." and "P.P.S" keep upstream's patterns (optional space
+   after a dot).
+5. `detectable_format:multiple_sections` splitter as a pattern. Upstream:
+   `\s?SPLITTER\s?\d+\s?` with SPLITTER as a regex. Ours: SPLITTER is literal.
+6. Missing and falsy kwargs. Upstream: a missing kwarg becomes a random value
+   (scores are not reproducible), and kwargs are filtered with `if v`, so a falsy
+   one such as `frequency=0` became random too. Ours: a missing required kwarg is
+   an error (`validate_instructions`); only None is dropped, so 0 is 0.
+7. Out-of-range kwargs. Upstream: `nth_paragraph` <= 0 and bad letters (see 3) become
+   random values. Ours: load-time errors naming the instruction and the kwarg.
+8. `combination:repeat_prompt`. Upstream: `prompt_to_repeat` is required; missing
+   or empty (dropped as falsy) raises ValueError while scoring. Ours: missing falls
+   back to the `prompt` argument; empty or whitespace-only is a load-time error
+   (it would let every non-empty response pass).
+9. Sentences and words. Upstream: nltk punkt sentences (downloaded data) and
+   `nltk.word_tokenize` for capital words. Ours: `sentences.split_sentences`
+   (punkt-like, no data) and `sentences.word_tokens` (Treebank-like).
+10. Language detection. Upstream (lm-eval): langdetect with a random seed, one
+    text at a time (Google now fixes seed 0). Ours: seed 0, computed by the
+    bit-identical batched `langdetect_fast` and cached; `LangDetectException`
+    counts as followed, as upstream.
+11. `detectable_format:json_format` on deeply nested JSON. Upstream: the
+    RecursionError from `json.loads` escapes and aborts the evaluation. Ours: not
+    JSON, so not followed.
+
+Not deviations: bullets, placeholders, titles, postscripts and sections are
+counted by linear scans that give upstream's regex results without its quadratic
+backtracking (see those functions).
 """
 
 from __future__ import annotations
@@ -124,10 +161,18 @@ def _frequency(v, kw, _):
     return _compare(n, kw["relation"], kw["frequency"])
 
 
+@functools.lru_cache(maxsize=4096)
+def _whole_word(word: str) -> re.Pattern:
+    """`word` literally, as a whole word: a boundary only where its own edge is a
+    word character (deviation 2), so "C++" and "(note)" are found and "cat" is not
+    found in "concatenate"."""
+    head = r"(?<!\w)" if re.match(r"\w", word[:1]) else ""
+    tail = r"(?!\w)" if re.match(r"\w", word[-1:]) else ""
+    return re.compile(head + re.escape(word) + tail, re.IGNORECASE)
+
+
 def _forbidden(v, kw, _):
-    return not any(
-        re.search(r"\b" + re.escape(w) + r"\b", v, re.IGNORECASE) for w in kw["forbidden_words"]
-    )
+    return not any(_whole_word(w).search(v) for w in kw["forbidden_words"])
 
 
 def _letter_frequency(v, kw, _):
@@ -216,7 +261,8 @@ def _postscript(v, kw, _):
     else:
         pattern = re.escape(marker.lower())
     # Upstream's r"\s*MARKER.*$" with MULTILINE matches iff MARKER occurs anywhere
-    # (each line's ".*$" always completes); a plain search is equivalent and linear.
+    # (each line's ".*$" always completes), so a search gives the same answer in
+    # linear time. Other markers are literal, not patterns (deviation 4).
     return re.search(pattern, v) is not None
 
 
@@ -478,10 +524,13 @@ def _normalise(instruction_id: str, kwargs: dict) -> dict:
     missing = [name for name in required if name not in out]
     if missing:
         raise KeyError(f"missing required kwarg(s) {missing}")
-    if instruction_id == "keywords:letter_frequency":
-        letter = out["letter"].strip()
-        if len(letter) != 1 or not ("a" <= letter.lower() <= "z"):
-            raise ValueError(f"kwarg 'letter': expected one ASCII letter, got {out['letter']!r}")
+    if instruction_id == "keywords:letter_frequency" and len(out["letter"].strip()) != 1:
+        # Any single character, punctuation included, as Google's IFEval (deviation 3).
+        raise ValueError(f"kwarg 'letter': expected exactly one character, got {out['letter']!r}")
+    repeat = out.get("prompt_to_repeat")
+    if instruction_id == "combination:repeat_prompt" and repeat is not None and not repeat.strip():
+        # An empty prefix is a prefix of every response: all would pass (deviation 8).
+        raise ValueError(f"kwarg 'prompt_to_repeat' must not be empty, got {repeat!r}")
     if instruction_id == "length_constraints:nth_paragraph_first_word" and out["nth_paragraph"] < 1:
         raise ValueError("kwarg 'nth_paragraph' must be >= 1")
     return out

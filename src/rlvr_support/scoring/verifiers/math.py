@@ -2,7 +2,9 @@
 
 * `extract_answer` finds the final answer in a response: the last of `\\boxed{...}`,
   `#### N` (GSM8K) and answer phrases ("answer : X", "The answer is X", "final
-  answer: X").
+  answer: X"). After `####` or a phrase, the answer is the whole expression up to the
+  sentence end ("The answer is 42^2." -> "42^2"), or a leading number alone when
+  nothing mathematical continues it ("answer : 133 . that is all" -> "133").
 * `score_math_batch` compares extracted answers with gold answers. Plain numbers
   are compared exactly as `fractions.Fraction` in-process (the toy world's path);
   everything else goes to Hugging Face math-verify (`parse` + `verify`) in worker
@@ -37,6 +39,17 @@ _NUMBER_RE = re.compile(_NUMBER)
 _PHRASE = re.compile(
     r"(?i)(?:\bfinal\s+answer\s*(?:is\b\s*[:=]?|[:=])|\bthe\s+answer\s+is\b\s*[:=]?|\banswer\s*[:=])[ \t]*"
 )
+# Where the answer after a phrase ends: a sentence end (a period before a space or the
+# end, or the toy world's " ."), or a closing math delimiter. Newlines are cut before.
+_ANSWER_END = re.compile(r"\s\.|\.\s|\.$|\$|\\\)|\\\]")
+# What makes a leading number part of a larger expression, so that the answer is the
+# whole expression. Prose or markup after a space ("3/4 done", the toy world's
+# "133 << sea >> P.S"), quotes, commas and a dash before a word leave the number alone.
+_OPERAND = r"[ \t]*(?:\d|[({\\.]|[A-Za-z](?![A-Za-z]))"
+_GLUED = r"[A-Za-z({\\!]"  # 3x, 42cm, 3\sqrt{2}, 3(2+1), 5!
+_OPERATION = r"[ \t]*(?:\*\*|[-+*/^_=×÷·])" + _OPERAND  # 42^2, 13 + 5, 2 ** 3
+_COMMAND = r"[ \t]+\\[A-Za-z]"  # 2 \cdot 3
+_CONTINUES = re.compile(f"{_GLUED}|{_OPERATION}|{_COMMAND}")
 _HASHES = re.compile(r"####[ \t]*")
 _BOXED = re.compile(r"\\(?:boxed|fbox)\s*\{")
 _MAX_ANSWER = 500  # longer "answers" are cut: nobody's final answer is a page
@@ -54,19 +67,24 @@ def _brace_partners(text: str) -> dict[int, int]:
 
 
 def _after_phrase(text: str, start: int) -> str | None:
-    """The answer that follows an answer phrase ending at `start`."""
+    """The answer that follows an answer phrase ending at `start`.
+
+    The whole expression up to the sentence end, without math delimiters, as
+    math-verify reads it ("The answer is 42^2." -> "42^2", not "42"); when it starts
+    with a number that nothing continues, that number alone ("answer : 133 . that
+    is all" -> "133", the toy world's shape; "answer: 3/4 done" -> "3/4").
+    """
     rest = text[start : start + _MAX_ANSWER]  # bounded: keeps many phrases linear
     rest = rest.split("\n", 1)[0].strip().lstrip("$").lstrip()
     if rest.startswith("\\(") or rest.startswith("\\["):
         rest = rest[2:].lstrip()
+    rest = _ANSWER_END.split(rest, maxsplit=1)[0].strip()
     if not rest:
         return None
     m = _NUMBER_RE.match(rest)
-    if m:  # toy world: "answer : 133 . that is all" -> "133"
+    if m and not _CONTINUES.match(rest, m.end()):
         return re.sub(r"\s+", "", m.group())
-    # Otherwise the phrase up to a sentence end, without math delimiters.
-    rest = re.split(r"\s\.|\.\s|\.$|\$|\\\)|\\\]", rest, maxsplit=1)[0].strip()
-    return rest or None
+    return rest
 
 
 def _last(matches, answer_of) -> tuple[int, str] | None:
