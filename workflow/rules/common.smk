@@ -24,7 +24,6 @@ from rlvr_support.config.checkpoints import (
     externals_of,
     is_trajectory_point,
     kept_every,
-    trajectory_point_labels,
     trajectory_runs,
 )
 from rlvr_support.config.defaults import VARIANT_META, fill_defaults

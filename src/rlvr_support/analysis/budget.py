@@ -29,7 +29,8 @@ from pathlib import Path
 
 from rlvr_support.config.benchmarks import benchmark_sampling, prompt_benchmark, source_name
 from rlvr_support.config.chains import TASKS, stages
-from rlvr_support.config.checkpoints import external_checkpoints, externals_of, trajectory_runs
+from rlvr_support.config.checkpoints import (external_checkpoints, externals_of, trajectory_point_labels,
+                                             trajectory_runs)
 from rlvr_support.storage.atomic import read_jsonl
 
 ARRAY_BYTES_PER_TOKEN = 4 + 4 + 4  # token id int32, log-prob float32, entropy float32
@@ -311,10 +312,8 @@ def checkpoints(cfg: dict, model: str) -> list[str]:
 def trajectory_points(cfg: dict, model: str) -> tuple[list[str], int]:
     """(the labels of the model's trajectory points, sampled at the trajectory's budget; how many of
     them are weights a trained chain keeps, one full copy each)."""
-    runs = trajectory_runs(cfg, model)
-    labels = [label for r in runs for _, label, own in r["points"] if own]
-    kept = sum(own for r in runs if r["chain"] in cfg["chains"] for _, _, own in r["points"])
-    return labels, kept
+    kept = sum(own for r in trajectory_runs(cfg, model) if r["chain"] in cfg["chains"] for _, _, own in r["points"])
+    return trajectory_point_labels(cfg, model), kept
 
 
 def plan_model(cfg: dict, model: str, counts: dict[str, dict[str, int]], lengths: Lengths,

@@ -80,9 +80,10 @@ def intervention_run(models: dict[str, str], samples: dict[str, str], prompts_pa
         policy = sampler(manifest, sampling, dtype=dtype)  # on the job's GPU when it has one
         tok = policy.tokenizer
         ids = prompt_ids(tok, render(tok, [prompts[p]["prompt"] for p in chosen], prompt_format(manifest)))
+        weights = weights_id(manifest)  # once per model: without recorded checksums it hashes the weights
         requests = [Request([i + list(o) for i in ids], n=cfg["n"], temperature=sampling["temperature"],
                             top_p=sampling["top_p"], max_new_tokens=cfg["max_new_tokens"],
-                            seed=job_seed(sampling["seed"], "intervention", weights_id(manifest), key_str(o)))
+                            seed=job_seed(sampling["seed"], "intervention", weights, key_str(o)))
                     for o in forced]
         for o, rows in zip(forced, policy.generate_many(requests)):
             text_o = tok.decode(list(o), skip_special_tokens=True)
