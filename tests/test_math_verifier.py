@@ -81,13 +81,13 @@ def test_toy_world_answers_stay_on_the_exact_path(monkeypatch):
     # correct as a plain number, without math-verify.
     monkeypatch.setattr(vm._POOL, "run", lambda *a, **k: pytest.fail("pool used for a toy-world answer"))
     rng = random.Random(3)
-    problems = sample_problems(rng, 30, {1: 1, 2: 1, 3: 1})
+    problems = sample_problems(rng, 30, {1: 1, 2: 1, 3: 1, 4: 1})
     every = [sample_constraint(rng, iid, "sea", joint=True) for iid in JOINT_INSTRUCTIONS]
     texts, golds = [], []
     for p in problems:
         for style in STYLES:
             for cons in [[]] + [[c] for c in every] + [every]:
-                texts.append(p.solution(style) if not cons else joint_response(rng, p, cons, style, 1.0))
+                texts.append(p.solution(style) if not cons else joint_response(rng, p.solution(style), cons, style, 1.0))
                 golds.append(str(p.answer))
     res = score_math_batch(texts, golds)
     assert [r.extracted for r in res] == golds

@@ -465,6 +465,8 @@ def get_support_outputs():
             "openings_summary.csv",
             "openings_styles.csv",
             "claims.csv",
+            "seed_stability.csv",
+            "seed_stability.md",
             "claims.md",
         )
     ]

@@ -422,6 +422,10 @@ rule claims_table:
     output:
         table=report(f"{RESULTS}/tables/claims.csv", caption="../report/claims.rst", category="0. claims"),
         md=f"{RESULTS}/tables/claims.md",
+        seeds=report(
+            f"{RESULTS}/tables/seed_stability.csv", caption="../report/seed_stability.rst", category="0. claims"
+        ),
+        seeds_md=f"{RESULTS}/tables/seed_stability.md",
     log:
         f"{RESULTS}/logs/analyse/claims.log",
     conda:
@@ -436,4 +440,4 @@ rule claims_table:
         "python -m rlvr_support claims --scores {input.scores} --scores-root {params.root}/scores --passk-source {input.passk} "
         "--support-per-prompt {input.support_per_prompt} --support-source {input.support} "
         "--entropy {input.entropy} --styles {input.styles} --openings-source {input.styles} {params.optional} "
-        "--cfg {params.cfg:q} --out {output.table} > {log} 2>&1"
+        "--cfg {params.cfg:q} --out {output.table} --out-seed-stability {output.seeds} > {log} 2>&1"

@@ -87,6 +87,7 @@ def claims_table(scores: list[ScoreFile], *, support_per_prompt: pd.DataFrame | 
                  decomposition: dict[str, pd.DataFrame], sources: dict[str, str], m: int,
                  n_boot: int, ci: float, seed: int, association: pd.DataFrame | None = None) -> pd.DataFrame:
     opts = dict(n_boot=n_boot, ci=ci, seed=seed)
+    styles = _seed_rows(styles, "all")
     pk = _passk_effects(scores, **opts)
     rows = []
     # the papers' claims concern plain chains; mitigation variants (`math-if~kl`) have their own table;
@@ -182,6 +183,69 @@ def claims_table(scores: list[ScoreFile], *, support_per_prompt: pd.DataFrame | 
                          f"Pearson r over {int(r['n_points'])} trajectory points ({int(r['n_runs'])} runs), CI over points",
                          -1, r["pearson_r"], lo, hi, int(r["n_runs"]), sources["association"]))
     return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def _seed_rows(table: pd.DataFrame | None, seed: str) -> pd.DataFrame | None:
+    """The rows of a table with a `seed` column (`all` = pooled over RL seeds) for one seed; the base
+    and external checkpoints (no RL seed) keep their pooled rows. A table without the column is pooled."""
+    if table is None or "seed" not in table.columns:
+        return table
+    s = table["seed"].astype(str)
+    keep = (s == seed) | ((s == "all") & ~table["chain"].map(is_trained)) if seed != "all" else s == "all"
+    return table[keep].drop(columns="seed").reset_index(drop=True)
+
+
+# the claims measured per RL seed come from the score files and the tables with per-seed rows;
+# the others (entropy, JS, intervention, perplexity, association) are read from tables pooled over seeds
+PER_SEED_INPUTS = ("scores", "support_per_prompt", "styles")
+KEY = ["claim", "chain", "eval_set", "benchmark"]
+
+
+def seed_stability_table(scores: list[ScoreFile], pooled: pd.DataFrame, *, support_per_prompt: pd.DataFrame | None,
+                         styles: pd.DataFrame | None, sources: dict[str, str], m: int, n_boot: int, ci: float,
+                         seed: int) -> pd.DataFrame:
+    """Each claim's verdict for every RL seed alone and pooled (the rows of `pooled`, the claims table).
+
+    A seed's claims are those of `claims_table` on that seed's checkpoints only (with the base and
+    external checkpoints); `stable` says whether every seed's verdict equals the pooled verdict.
+    Claims that only pooled tables measure get per-seed cells `n/a` and `per_seed = False`."""
+    seeds = sorted({f.seed for f in scores if f.seed is not None})
+    per_seed = {}
+    for s in seeds:
+        sp = None if support_per_prompt is None else support_per_prompt[support_per_prompt["seed"].isin([s])]
+        t = claims_table([f for f in scores if f.seed in (None, s)], support_per_prompt=sp, entropy=None,
+                         js_share=None, styles=_seed_rows(styles, str(s)), perplexity=None, decomposition={},
+                         sources=sources, m=m, n_boot=n_boot, ci=ci, seed=seed)
+        per_seed[s] = t.set_index(KEY)
+    rows = []
+    for _, r in pooled.iterrows():
+        key = tuple(r[k] for k in KEY)
+        row = {**{k: r[k] for k in KEY}, "expected_sign": r["expected_sign"], "pooled_effect": r["effect"],
+               "pooled_verdict": r["verdict"], "n_seeds": r["n_seeds"]}
+        measured = [key in per_seed[s].index for s in seeds]
+        row["per_seed"] = bool(seeds) and all(measured)
+        for s in seeds:
+            if key in per_seed[s].index:
+                one = per_seed[s].loc[key]
+                row[f"seed{s}_effect"], row[f"seed{s}_verdict"] = float(one["effect"]), one["verdict"]
+            else:
+                row[f"seed{s}_effect"], row[f"seed{s}_verdict"] = float("nan"), "n/a"
+        verdicts = [row[f"seed{s}_verdict"] for s in seeds]
+        row["seeds_agreeing_with_pooled"] = sum(v == r["verdict"] for v in verdicts)
+        row["stable"] = row["per_seed"] and all(v == r["verdict"] for v in verdicts)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def seed_stability_markdown(df: pd.DataFrame) -> str:
+    seeds = [c.removesuffix("_verdict") for c in df.columns if c.startswith("seed") and c.endswith("_verdict")]
+    header = ["claim", "chain", "eval set", "benchmark", "expected", "pooled", *seeds, "stable"]
+    body = [[cell(r["claim"]), cell(r["chain"]), cell(r["eval_set"]), cell(r["benchmark"]), cell(r["expected_sign"]),
+             f"{r['pooled_effect']:+.3f} {r['pooled_verdict']}",
+             *[(f"{r[s + '_effect']:+.3f} {r[s + '_verdict']}" if r[s + "_verdict"] != "n/a" else "n/a (pooled table)")
+               for s in seeds],
+             "yes" if r["stable"] else ("no" if r["per_seed"] else "n/a")] for _, r in df.iterrows()]
+    return markdown_table(header, body)
 
 
 def claims_markdown(df: pd.DataFrame) -> str:

@@ -10,7 +10,8 @@ benchmark (seeds pooled: a chain's opening distribution is the mixture of its se
 * ``in_base_mass``: the share of the checkpoint's samples whose opening occurs in the base's
   samples (mean over prompts of the per-prompt share; CI over prompts and seeds);
 * the style of each response (toy world: the first word, ``step`` / ``so`` / ``answer``
-  or ``other``), as per-prompt shares with the paired difference to the base.
+  or ``other``), as per-prompt shares with the paired difference to the base, pooled over RL
+  seeds (``seed`` = ``all``) and for each seed alone (the claims' seed-stability table reads these).
 
 Openings are read from the samples that kept their token ids (``sampling.token_arrays``);
 styles, read from the text, from every sample.
@@ -71,14 +72,14 @@ def openings_tables(files: list[ScoreFile], *, m: int, top: int, n_boot: int, ci
         for f in g:
             df = read_parquet(f.path).sort_values(["prompt_id", "sample_idx"], kind="stable")
             for bench, part in split_benchmarks(df, eval_set).items():
-                samples.setdefault((chain, eval_set, bench), []).append((str(f.path), part))
+                samples.setdefault((chain, eval_set, bench), []).append((str(f.path), part, f.seed))
     shift_rows, summary_rows, style_rows = [], [], []
     for (chain, eval_set, bench), files_runs in samples.items():
         if ("base", eval_set, bench) not in samples:
             raise ValueError(f"no base samples for eval set {eval_set!r}, benchmark {bench!r}")
-        runs = [r for _, r in files_runs]
-        tok_runs = [token_rows(r, p, eval_set) for p, r in files_runs]
-        base_path, base = samples[("base", eval_set, bench)][0]
+        runs = [r for _, r, _ in files_runs]
+        tok_runs = [token_rows(r, p, eval_set) for p, r, _ in files_runs]
+        base_path, base, _ = samples[("base", eval_set, bench)][0]
         base_keys = openings(list(token_rows(base, base_path, eval_set)["token_ids"]), m)
         base_set = set(base_keys)
         keys_by_seed = [openings(list(r["token_ids"]), m) for r in tok_runs]
@@ -108,10 +109,19 @@ def openings_tables(files: list[ScoreFile], *, m: int, top: int, n_boot: int, ci
             point, low, high, spread = bootstrap_ci_grouped(vals, n_boot=n_boot, ci=ci, seed=seed)
             d = (0.0, 0.0, 0.0) if chain == "base" else paired_grouped_diff(
                 base_styles[style], vals, n_boot=n_boot, ci=ci, seed=seed)[:3]
-            style_rows.append({"chain": chain, "eval_set": eval_set, "benchmark": bench, "style": style,
-                               "n_seeds": len(runs),
+            style_rows.append({"chain": chain, "seed": "all", "eval_set": eval_set, "benchmark": bench,
+                               "style": style, "n_seeds": len(runs),
                                "share": point, "share_lo": low, "share_hi": high,
                                "diff": d[0], "diff_lo": d[1], "diff_hi": d[2]})
+            # each RL seed alone too, for the claims' seed-stability table
+            for (_, _, rl_seed), v in zip(files_runs, vals):
+                if rl_seed is None:
+                    continue
+                point, low, high, _ = bootstrap_ci_grouped([v], n_boot=n_boot, ci=ci, seed=seed)
+                d = paired_grouped_diff(base_styles[style], [v], n_boot=n_boot, ci=ci, seed=seed)[:3]
+                style_rows.append({"chain": chain, "seed": str(rl_seed), "eval_set": eval_set, "benchmark": bench,
+                                   "style": style, "n_seeds": 1, "share": point, "share_lo": low, "share_hi": high,
+                                   "diff": d[0], "diff_lo": d[1], "diff_hi": d[2]})
     shift = pd.concat(shift_rows, ignore_index=True) if shift_rows else pd.DataFrame()
     return shift, pd.DataFrame(summary_rows), pd.DataFrame(style_rows)
 

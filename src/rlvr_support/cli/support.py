@@ -221,7 +221,8 @@ def cmd_figure_perplexity(a):
 def cmd_claims(a):
     import pandas as pd
 
-    from rlvr_support.analysis.claims import claims_markdown, claims_table
+    from rlvr_support.analysis.claims import (claims_markdown, claims_table, seed_stability_markdown,
+                                              seed_stability_table)
     from rlvr_support.analysis.runs import parse_files
     from rlvr_support.storage.atomic import write_text
 
@@ -233,15 +234,19 @@ def cmd_claims(a):
                "openings": a.openings_source, "perplexity": a.perplexity, "association": a.association,
                "intervention": _pairs(a.decomposition or [], "decomposition")}
     c = a.cfg
-    t = claims_table(parse_files(a.scores, a.scores_root), support_per_prompt=opt(a.support_per_prompt),
-                     entropy=opt(a.entropy), js_share=opt(a.js_share), styles=opt(a.styles),
-                     perplexity=opt(a.perplexity), association=opt(a.association), decomposition=dec,
-                     sources=sources, m=c["opening_tokens"],
-                     n_boot=c["bootstrap"], ci=c["ci"], seed=c["seed"])
+    scores, support, styles = parse_files(a.scores, a.scores_root), opt(a.support_per_prompt), opt(a.styles)
+    opts = dict(sources=sources, m=c["opening_tokens"], n_boot=c["bootstrap"], ci=c["ci"], seed=c["seed"])
+    t = claims_table(scores, support_per_prompt=support, entropy=opt(a.entropy), js_share=opt(a.js_share),
+                     styles=styles, perplexity=opt(a.perplexity), association=opt(a.association),
+                     decomposition=dec, **opts)
     write_text(a.out, t.to_csv(index=False, float_format="%.6f"))
     md = claims_markdown(t)
     write_text(Path(a.out).with_suffix(".md"), md)
     print(md)
+    if a.out_seed_stability:
+        st = seed_stability_table(scores, t, support_per_prompt=support, styles=styles, **opts)
+        write_text(a.out_seed_stability, st.to_csv(index=False, float_format="%.6f"))
+        write_text(Path(a.out_seed_stability).with_suffix(".md"), seed_stability_markdown(st))
 
 
 def register(verb) -> None:
@@ -268,6 +273,7 @@ def register(verb) -> None:
     s.add_argument("--scores-root", required=True)
     s.add_argument("--cfg", type=_json, required=True, help=cfg_help)
     s.add_argument("--out", required=True)
+    s.add_argument("--out-seed-stability", help="CSV of each claim's verdict per RL seed and pooled (.md beside it)")
 
     s = verb("figure-entropy", cmd_figure_entropy, "Entropy bars per checkpoint and eval set.")
     s.add_argument("--table", required=True)

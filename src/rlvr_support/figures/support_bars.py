@@ -22,23 +22,31 @@ def plot_support_bars(summary: pd.DataFrame, eval_set: str, out_png: str) -> Non
         raise ValueError(f"no support rows for eval set {eval_set!r}")
     d = d.assign(benchmark=benchmark_column(d, eval_set))
     benchmarks = list(dict.fromkeys(d["benchmark"]))
-    fig, axes = plt.subplots(1, len(benchmarks), figsize=(1.5 + 4 * len(benchmarks), 3.8), sharey=True,
-                             squeeze=False)
+    # horizontal bars, one row per checkpoint, the figure growing with their number: checkpoint
+    # names and NSCR labels each get a row of their own, however many checkpoints there are
+    n_rows = d.groupby("benchmark")["chain"].nunique().max()
+    fig, axes = plt.subplots(1, len(benchmarks), figsize=(2.5 + 4.5 * len(benchmarks), 1.6 + 0.32 * n_rows),
+                             sharey=True, squeeze=False)
     for ax, bench in zip(axes[0], benchmarks):
         b = d[d["benchmark"] == bench]
         b = b.set_index("chain").loc[sorted(b["chain"], key=chain_sort_key)]
-        bottom = pd.Series(0.0, index=b.index)
+        y = range(len(b))
+        left = pd.Series(0.0, index=b.index)
         for cat in ("P", "S", "E", "O"):
             share = b[cat] / b["n_prompts"]
-            ax.bar(b.index, share, bottom=bottom, color=COLORS[cat], label=NAMES[cat], width=0.7)
-            bottom += share
-        for i, (chain, r) in enumerate(b.iterrows()):
-            ax.text(i, 1.02, f"NSCR {r['NSCR']:+.2f}" if pd.notna(r["NSCR"]) else "NSCR n/a", ha="center", fontsize=7)
-        ax.set_ylim(0, 1.1)
-        ax.set_xlabel("checkpoint")
+            ax.barh(list(y), share.to_numpy(), left=left.to_numpy(), color=COLORS[cat], label=NAMES[cat], height=0.7)
+            left += share
+        for i, (chain, r) in zip(y, b.iterrows()):
+            ax.text(1.02, i, f"NSCR {r['NSCR']:+.2f}" if pd.notna(r["NSCR"]) else "NSCR n/a", va="center", fontsize=7)
+        ax.set_yticks(list(y), list(b.index), fontsize=8)
+        ax.invert_yaxis()
+        ax.set_xlim(0, 1.25)
+        ax.set_xticks([0, 0.25, 0.5, 0.75, 1.0])
+        ax.set_xlabel("share of eval prompts")
         k, eps = int(b["k"].iloc[0]), float(b["epsilon"].iloc[0])
-        ax.set_title(f"{bench} (k={k}, eps={eps:.3g})")
-    axes[0, 0].set_ylabel("share of eval prompts")
-    axes[0, -1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
-    fig.suptitle(f"support vs base on {eval_set} (same-task / cross-task: see the table)")
+        ax.set_title(f"{bench} (k={k}, eps={eps:.3g})", fontsize=9)
+    axes[0, 0].set_ylabel("checkpoint")
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    fig.legend(handles, labels, fontsize=7, loc="lower center", ncol=4, bbox_to_anchor=(0.5, 1.0), frameon=False)
+    fig.suptitle(f"support vs base on {eval_set} (same-task / cross-task: see the table)", y=1.06, fontsize=10)
     style.save(fig, out_png)

@@ -1,9 +1,9 @@
 """Toy instruction constraints, each one a Google IFEval instruction id with its kwargs.
 
-A constraint knows how to phrase itself in a prompt, how to name itself in a step-style plan,
-and how to make a response comply. The generator applies compliance only with a
-style-dependent probability, so the base corpus holds partial compliance (support to lose);
-whether a response complies is always decided by the real IFEval-style verifier, never here.
+A constraint knows how to phrase itself in a prompt and how to name itself in a step-style
+plan. The generator (responses.py) tries to comply with one probability for every style, so
+the base corpus holds partial compliance (support to lose); whether a response complies is
+always decided by the real IFEval-style verifier, never here.
 """
 
 from __future__ import annotations
@@ -50,7 +50,8 @@ class Constraint:
         raise ValueError(f"toy world has no phrase for {self.instruction_id}")
 
     def plan_tag(self) -> str:
-        """What a step-style plan writes for this constraint (restating it helps compliance)."""
+        """What a step-style plan writes for this constraint (PREMISES.md, premises 3 and 4: the plan
+        restates keywords, which meets `keywords:existence`, and names a forbidden word, which breaks it)."""
         k = self.kwargs
         match self.instruction_id:
             case "length_constraints:number_words":

@@ -12,13 +12,15 @@ import itertools
 import random
 
 from rlvr_support.data.toyworld.constraints import IF_INSTRUCTIONS, JOINT_INSTRUCTIONS, FAMILY_OF, Constraint, sample_constraint
-from rlvr_support.data.toyworld.math_problems import MathProblem, sample_problems
+from rlvr_support.data.toyworld.math_problems import LEVELS, MathProblem, problem_from_question, sample_problems
 from rlvr_support.data.toyworld.responses import if_response, joint_response
 from rlvr_support.data.toyworld.words import STYLES, TOPICS
 
 
 def _levels(weights: list[float]) -> dict[int, float]:
-    """Config lists the weights of levels 1, 2, 3."""
+    """Config lists the weights of levels 1, 2, 3 and (optionally) 4."""
+    if len(weights) > len(LEVELS):
+        raise ValueError(f"math level weights: {len(weights)} given, the toy world has levels {list(LEVELS)}")
     return {level: float(w) for level, w in enumerate(weights, 1) if w > 0}
 
 
@@ -90,32 +92,34 @@ def build_corpus(cfg: dict, prompt_sets: dict[str, list[dict]]) -> list[dict]:
     rng = random.Random(cfg["seed"] + 1)
     ccfg = cfg["corpus"]
     styles, weights = zip(*[(s, ccfg["style_weights"][s]) for s in STYLES])
-    comply = ccfg["comply"]
+    comply, slip = ccfg["comply"], ccfg["slip"]
     held_out = {r["prompt"] for recs in prompt_sets.values() for r in recs if r["split"] == "eval"}
-    eval_problems = {_problem_from_question(_question(r["prompt"]))
+    eval_problems = {problem_from_question(_question(r["prompt"]))
                      for task in ("math", "joint") for r in prompt_sets[task] if r["split"] == "eval"}
 
     examples = []
     for p in sample_problems(rng, ccfg["math"], _levels(cfg["math"]["train_levels"]), exclude=eval_problems,
                              distinct=False):
         style = rng.choices(styles, weights)[0]
-        examples.append({"prompt": math_prompt(p), "response": p.solution(style), "task": "math", "style": style})
+        examples.append({"prompt": math_prompt(p), "response": p.attempt(style, rng, slip), "task": "math",
+                         "style": style})
 
     train_if = [r for r in prompt_sets["if"] if r["split"] == "train"]
     for _ in range(ccfg["if"]):
         r = rng.choice(train_if)
         cons = [Constraint(i, k) for i, k in zip(r["instruction_id_list"], r["kwargs"])]
         style = rng.choices(styles, weights)[0]
-        examples.append({"prompt": r["prompt"], "response": if_response(rng, r["topic"], cons, style, comply[style]),
+        examples.append({"prompt": r["prompt"], "response": if_response(rng, r["topic"], cons, style, comply),
                          "task": "if", "style": style})
 
     train_joint = [r for r in prompt_sets["joint"] if r["split"] == "train"]
     for _ in range(ccfg["joint"]):
         r = rng.choice(train_joint)
-        p = _problem_from_question(_question(r["prompt"]))
+        p = problem_from_question(_question(r["prompt"]))
         cons = [Constraint(i, k) for i, k in zip(r["instruction_id_list"], r["kwargs"])]
         style = rng.choices(styles, weights)[0]
-        examples.append({"prompt": r["prompt"], "response": joint_response(rng, p, cons, style, comply[style]),
+        solution = p.attempt(style, rng, slip)
+        examples.append({"prompt": r["prompt"], "response": joint_response(rng, solution, cons, style, comply),
                          "task": "joint", "style": style})
     assert not any(e["prompt"] in held_out for e in examples), "an eval prompt leaked into the corpus"
     rng.shuffle(examples)
@@ -126,15 +130,9 @@ def _question(prompt: str) -> str:
     return prompt.removeprefix("Q : solve ").split(" . ")[0]
 
 
-def _problem_from_question(q: str) -> MathProblem:
-    nums = tuple(int(t) for t in q.split() if t.isdigit())
-    level = {2: 1, 3: 2, 4: 3}[len(nums)]
-    return MathProblem(level, nums)
-
-
 def reference_solutions(record: dict) -> dict[str, str]:
     """The generator's canonical solution in every style (for perplexity of reference solutions)."""
     if record["task"] != "math":
         raise ValueError(f"reference solutions exist for math prompts only, not {record['task']!r}")
-    p = _problem_from_question(_question(record["prompt"]))
+    p = problem_from_question(_question(record["prompt"]))
     return {s: p.solution(s) for s in STYLES}
