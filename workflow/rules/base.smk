@@ -24,7 +24,7 @@ if not MODELS and config["base"]["kind"] == "pretrain":
         params:
             cfg=get_pretrain_cfg(),
             seed=config["base"]["seed"],
-            code=get_code("models.pretrain", "cli.main"),
+            code=get_code("models.pretrain", "lineage.codehash", "cli.main"),
             gpus=get_gpus_per_node("pretrain"),
         shell:
             "python -m rlvr_support pretrain --corpus {input} --cfg {params.cfg:q} --seed {params.seed} "

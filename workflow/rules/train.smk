@@ -28,7 +28,7 @@ rule train_stage:
         cfg=get_train_cfg,
         remedies=get_remedies,
         probes=get_probe_args,
-        code=get_code("training", "cli.main"),
+        code=get_code("training", "lineage.codehash", "cli.main"),
         launcher=get_train_launcher,
         gpus=get_gpus_per_node("train"),
     shell:

@@ -16,6 +16,12 @@ from rlvr_support.cli.args import GPUS_HELP, add_device_args, json_arg as _json
 
 from rlvr_support.models.devices import GPUUnavailableError, require_gpus
 
+# The code the resumable verbs run: the names their rules hash for Snakemake's rerun trigger
+# (workflow/rules/train.smk, base.smk; tests/test_resume_faults.py checks they agree). The same
+# hash goes into the verb's `_partial/` fingerprint, so a code edit between a kill and the rerun
+# starts the job afresh instead of finishing the old code's progress under the new code's name.
+TRAIN_CODE = ("training", "lineage.codehash", "cli.main")
+PRETRAIN_CODE = ("models.pretrain", "lineage.codehash", "cli.main")
 
 
 def cmd_data(a):
@@ -42,11 +48,13 @@ def cmd_corpus(a):
 def cmd_pretrain(a):
     require_gpus(a.gpus)
     from rlvr_support.storage.atomic import write_json
+    from rlvr_support.lineage.codehash import code_hash
     from rlvr_support.models.pretrain import pretrain
 
     from rlvr_support.models.base_models import weights_checksums
 
-    summary = pretrain(a.corpus, str(Path(a.out).parent), a.cfg, a.seed, threads=a.threads)
+    summary = pretrain(a.corpus, str(Path(a.out).parent), a.cfg, a.seed, threads=a.threads,
+                       code=code_hash(*PRETRAIN_CODE))
     write_json(a.out, {"model_dir": "model", "chain": "base", "kind": "pretrain", **summary,
                        "sha256": weights_checksums(Path(a.out).parent / "model")})
     print(json.dumps(summary))
@@ -67,11 +75,12 @@ def cmd_base_metrics(a):
 def cmd_train(a):
     require_gpus(a.gpus)
     from rlvr_support.storage.atomic import write_json
+    from rlvr_support.lineage.codehash import code_hash
     from rlvr_support.training.stage import train_stage
 
     probes = dict(p.split("=", 1) for p in a.probe) if a.probe else None
     manifest = train_stage(a.parent, a.task, a.prompts, a.out, a.cfg, a.seed, a.chain, threads=a.threads,
-                           remedies=a.remedies, teacher=a.teacher, probes=probes)
+                           remedies=a.remedies, teacher=a.teacher, probes=probes, code=code_hash(*TRAIN_CODE))
     if manifest is not None:  # None on the non-main processes of a multi-GPU run
         write_json(a.out, manifest)
 

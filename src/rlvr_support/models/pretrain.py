@@ -2,12 +2,14 @@
 
 The loss covers response tokens only (prompts hold random numbers that are not worth
 modelling). Batches are a pure function of (seed, step), so a run killed and resumed from
-its last state reaches the same weights as an uninterrupted one.
+its last state reaches the same weights as an uninterrupted one; that state holds tensors,
+numbers and lists only, and is loaded weights-only (a crafted `state.pt` cannot run code).
 """
 
 from __future__ import annotations
 
 import math
+import pickle
 import time
 from pathlib import Path
 
@@ -41,15 +43,35 @@ def lr_at(step: int, total: int, peak: float, warmup: int, floor: float) -> floa
     return floor + 0.5 * (peak - floor) * (1 + math.cos(math.pi * t))
 
 
-def pretrain(corpus_path: str, out_dir: str, cfg: dict, seed: int, threads: int = 1, device: str | None = None) -> dict:
+def _saved_state(state_file: Path, device: str) -> dict | None:
+    """The partial state to resume, or None: there is none, or it does not load weights-only
+    (damaged, or crafted: a pickle that would import anything beyond tensors), which is dropped."""
+    if not state_file.exists():
+        return None
+    try:
+        state = torch.load(state_file, weights_only=True, map_location=device)
+        if not isinstance(state, dict) or not {"model", "opt", "step"} <= state.keys():
+            raise ValueError(f"expected a dict with model, opt and step, got {type(state).__name__}")
+        return state
+    except (pickle.UnpicklingError, RuntimeError, ValueError, EOFError, OSError) as e:
+        print(f"dropping unreadable partial state {state_file} ({type(e).__name__}: {str(e)[:300]}); "
+              "starting afresh", flush=True)
+        state_file.unlink()
+        return None
+
+
+def pretrain(corpus_path: str, out_dir: str, cfg: dict, seed: int, threads: int = 1, device: str | None = None,
+             code: str | None = None) -> dict:
     """Train and save a `save_pretrained` model + tokenizer to `out_dir/model`, return its summary.
 
-    `device`: default the GPU when one is visible, else the CPU (where runs are reproducible byte for byte)."""
+    `device`: default the GPU when one is visible, else the CPU (where runs are reproducible byte for byte).
+    `code`: the hash of the code this job runs (the `pretrain` verb passes it); another code's state is not resumed."""
     torch.set_num_threads(threads)
     device = device or torch_device()
     out = Path(out_dir)
     partial = out / "_partial"
-    resume_state.prepare(partial, {"corpus": resume_state.file_digest(corpus_path), "cfg": cfg, "seed": seed})
+    resume_state.prepare(partial, {"corpus": resume_state.file_digest(corpus_path), "cfg": cfg, "seed": seed,
+                                   "code": code})
     tok = build_tokenizer()
     examples = read_jsonl(corpus_path)
     input_ids, labels = encode_corpus(tok, examples, cfg["arch"]["max_positions"])
@@ -60,11 +82,12 @@ def pretrain(corpus_path: str, out_dir: str, cfg: dict, seed: int, threads: int 
     opt = torch.optim.AdamW(model.parameters(), lr=tcfg["lr"], weight_decay=tcfg["weight_decay"], betas=(0.9, 0.95))
     start, losses = 0, []
     state_file = partial / "state.pt"
-    if state_file.exists():
-        state = torch.load(state_file, weights_only=False, map_location=device)
+    if (state := _saved_state(state_file, device)) is not None:
+        # The fingerprint matched (same arch and optimiser), so these loads fit; a weights-only load
+        # of a crafted file fails above, before anything is copied into the model.
         model.load_state_dict(state["model"])
         opt.load_state_dict(state["opt"])
-        start, losses = state["step"], state.get("losses", [])  # losses: final_loss spans the resume
+        start, losses = int(state["step"]), list(state.get("losses", []))  # losses: final_loss spans the resume
         print(f"resuming pretraining from step {start}", flush=True)
 
     steps, bs = tcfg["steps"], tcfg["batch_size"]

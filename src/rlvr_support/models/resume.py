@@ -1,16 +1,21 @@
 """Resumable training state kept in `_partial/` beside a checkpoint manifest.
 
 A job killed mid-way (SIGKILL, preemption, wall-time limit) leaves its last saved state in
-`_partial/`; the rerun continues from it. Two ways this goes silently wrong, guarded here:
+`_partial/`; the rerun continues from it. Three ways this goes wrong, guarded here:
 
-* the state belongs to a *different* job (the config, seed, parent or data changed before the
-  rerun, or the previous run finished and its final checkpoint was kept): resuming would
-  skip training or mix two runs. `prepare` keeps `_partial/` only when its fingerprint
-  matches this job's; `discard` removes it once the job's output is written.
+* the state belongs to a *different* job (the config, seed, parent, data or the code the verb
+  runs changed before the rerun, or the previous run finished and its final checkpoint was
+  kept): resuming would skip training or mix two runs, and the provenance would name only the
+  second. `prepare` keeps `_partial/` only when its fingerprint matches this job's (the caller
+  puts the hash of its code in it, cli/main.py), and says what changed when it does not;
+  `discard` removes it once the job's output is written.
 * the job was killed while writing a TRL checkpoint: Trainer writes `checkpoint-N/` in place
   and `trainer_state.json` last (transformers 5.23 `Trainer._save_checkpoint`), so a folder
   without it is incomplete and is removed before resuming (the previous one is still there:
   rotation runs only after a save completes).
+* a complete checkpoint was damaged afterwards (a full disk, a copy cut short): loading it
+  fails the same way on every rerun. `prepare` drops a checkpoint whose files do not read
+  back (`damage`), so the job falls back to the one before it or starts afresh.
 """
 
 from __future__ import annotations
@@ -18,7 +23,10 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
+import zipfile
 from pathlib import Path
+
+from safetensors import SafetensorError, safe_open
 
 from rlvr_support.storage.atomic import write_json
 
@@ -41,22 +49,67 @@ def file_digest(path: str | Path) -> str:
     return h.hexdigest()
 
 
+def damage(path: Path) -> str | None:
+    """Why a saved file, or any file of a saved folder, does not read back; None if all do.
+
+    Checks structure, not every byte (a resume reads the state in full anyway): a safetensors
+    header must cover its file exactly, a torch file (a zip archive) must have its central
+    directory, which sits at the end, and JSON must parse. That catches a truncated file; a
+    flipped bit inside a tensor would need checksums written at save time."""
+    path = Path(path)
+    for f in sorted(path.rglob("*")) if path.is_dir() else [path]:
+        try:
+            if f.suffix == ".safetensors":
+                with safe_open(f, "pt") as st:
+                    st.keys()
+            elif f.suffix in (".pt", ".pth", ".bin"):
+                zipfile.ZipFile(f).close()
+            elif f.suffix == ".json":
+                json.loads(f.read_text())
+        except (SafetensorError, zipfile.BadZipFile, ValueError, OSError) as e:
+            return f"{f.name}: {type(e).__name__}: {e}"
+    return None
+
+
+def _fingerprint_of(fp_file: Path) -> dict | None:
+    try:
+        return json.loads(fp_file.read_text())
+    except (OSError, ValueError):  # missing, or cut short: not known to be this job's
+        return None
+
+
 def prepare(partial: Path, fingerprint: dict) -> None:
-    """Make `partial` (created if missing) hold only this job's complete saved progress."""
+    """Make `partial` (created if missing) hold only this job's complete, readable saved progress."""
     partial = Path(partial)
     fp_file = partial / FINGERPRINT
     if partial.exists():
-        old = json.loads(fp_file.read_text()) if fp_file.is_file() else None
-        if old != json.loads(json.dumps(fingerprint, sort_keys=True, default=str)):
-            print(f"discarding {partial}: it was written by a different job (inputs, config or seed changed)", flush=True)
+        old, new = _fingerprint_of(fp_file), json.loads(json.dumps(fingerprint, sort_keys=True, default=str))
+        if old != new:
+            changed = "no fingerprint" if not isinstance(old, dict) else ", ".join(
+                sorted(k for k in old.keys() | new.keys() if old.get(k) != new.get(k))) + " changed"
+            print(f"discarding {partial}: it was written by a different job ({changed})", flush=True)
             shutil.rmtree(partial)
     partial.mkdir(parents=True, exist_ok=True)
-    if not fp_file.is_file():
+    if _fingerprint_of(fp_file) is None:
         write_json(fp_file, fingerprint)
     for ck in partial.glob("checkpoint-*"):
         if ck.is_dir() and not (ck / "trainer_state.json").is_file():
             print(f"removing incomplete checkpoint {ck} (killed while saving)", flush=True)
             shutil.rmtree(ck)
+    # Newest first, down to the first that reads back: that one is resumed, older ones are not read.
+    for ck in reversed(checkpoints(partial)):
+        why = damage(ck)
+        if why is None:
+            break
+        shutil.rmtree(ck)
+        left = checkpoints(partial)
+        print(f"dropping unreadable checkpoint {ck} ({why}); "
+              + (f"falling back to {left[-1].name}" if left else "starting afresh"), flush=True)
+
+
+def checkpoints(partial: Path) -> list[Path]:
+    """The TRL checkpoints in `partial`, oldest first."""
+    return sorted((p for p in Path(partial).glob("checkpoint-*") if p.is_dir()), key=lambda p: int(p.name.split("-")[-1]))
 
 
 def discard(partial: Path) -> None:

@@ -19,7 +19,7 @@ from rlvr_support.models import resume as resume_state
 from rlvr_support.models.base_models import weights_checksums
 from rlvr_support.models.loading import load_policy
 from rlvr_support.models.prompting import prompt_format
-from rlvr_support.training.support_monitor import COLUMNS as MONITOR_COLUMNS, SupportMonitor
+from rlvr_support.training.support_monitor import COLUMNS as MONITOR_COLUMNS, SupportMonitor, rows_csv
 from rlvr_support.training.kept_weights import KeepWeights, publish_kept
 from rlvr_support.training.rewards import make_reward
 
@@ -108,11 +108,13 @@ def _monitor(tok, rl: dict, task: str, probes: dict[str, str] | None, csv: Path,
 
 def train_stage(parent: str, task: str, prompts_path: str, out_manifest: str, rl: dict, seed: int,
                 chain: str, threads: int = 1, remedies: dict | None = None, teacher: str | None = None,
-                probes: dict[str, str] | None = None) -> dict | None:
+                probes: dict[str, str] | None = None, code: str | None = None) -> dict | None:
     """Train one stage; `remedies` (a chain variant's, see training/trainer.py) switch mitigations on,
     `teacher` is the distillation teacher's manifest (default: the parent), `probes` maps each task
     of the chain to its prompt file for the support monitor, whose CSV lands beside the manifest.
-    Returns the manifest on the main process and None on the others (multi-GPU runs)."""
+    `code` is the hash of the code this job runs (the `train` verb passes it): saved progress of
+    other code is not resumed. Returns the manifest on the main process and None on the others
+    (multi-GPU runs)."""
     from rlvr_support.training.trainer import SupportGRPOTrainer, check_remedies, resolve_remedies
 
     torch.set_num_threads(threads)
@@ -133,7 +135,7 @@ def train_stage(parent: str, task: str, prompts_path: str, out_manifest: str, rl
     resume_state.prepare(partial, {
         "parent": resume_state.file_digest(parent), "task": task, "chain": chain, "rl": rl, "seed": seed,
         "prompts": resume_state.file_digest(prompts_path), "remedies": remedies,
-        "teacher": resume_state.file_digest(teacher) if teacher else None})
+        "teacher": resume_state.file_digest(teacher) if teacher else None, "code": code})
     fmt = prompt_format(parent)  # copied into the new manifest below
     monitor = _monitor(tok, rl, task, probes, partial / "monitor.csv", seed, fmt)
     callbacks = [monitor] if monitor else []
@@ -146,7 +148,7 @@ def train_stage(parent: str, task: str, prompts_path: str, out_manifest: str, rl
     )
     why = f" ({trainer.rollout_backend_reason})" if trainer.rollout_backend_reason else ""
     print(f"rollout backend: {trainer.rollout_backend}{why}", flush=True)
-    checkpoints = sorted(partial.glob("checkpoint-*"), key=lambda p: int(p.name.split("-")[-1]))
+    checkpoints = resume_state.checkpoints(partial)
     resume = bool(checkpoints)
     if resume:
         print(f"resuming from {checkpoints[-1]}", flush=True)
@@ -171,7 +173,7 @@ def train_stage(parent: str, task: str, prompts_path: str, out_manifest: str, rl
     write_text(out / "reward_curve.csv", curve.to_csv(index=False))
     resume_state.discard(partial)  # a later rerun (new config or code) must start afresh
     empty = ",".join(MONITOR_COLUMNS) + "\n"  # header only: monitor off
-    write_text(out / "monitor.csv", monitor.rows.to_csv(index=False, float_format="%.6f") if monitor else empty)
+    write_text(out / "monitor.csv", rows_csv(monitor.rows) if monitor else empty)
     print(curve.to_string(index=False), flush=True)
     return {
         "model_dir": "model", "chain": chain, "task": task, "seed": seed, "parent": str(parent),

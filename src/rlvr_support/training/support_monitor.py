@@ -8,11 +8,14 @@ chain, scores them with the evaluation's verifiers, and appends, per task:
     coverage (share of prompts with >= 1 success in n), opening_entropy (nats, of the pooled
     distribution of the first m response tokens; seeds/000 locates the shift there)
 
-to a CSV. With `early_stop_margin` set, training stops when a previous task's best@k falls more
-than the margin below its value at step 0. Sampling runs in a forked RNG, so switching the
-monitor on or off does not change the training run itself. The probes sample the policy being
-trained where it is (sampling/local.py, backend auto: the fast sampler
-on CPU, `generate` on the training GPU); a vLLM engine would need the weights synced each probe.
+to a CSV at full precision (the shortest text that reads back to the same float): a resumed run
+reloads its rows from the CSV in `_partial/`, and rounded rows would give it another monitor.csv,
+and other early-stop decisions, than an uninterrupted run. With `early_stop_margin` set, training
+stops when a previous task's best@k falls more than the margin below its value at step 0.
+Sampling runs in a forked RNG, so switching the monitor on or off does not change the training
+run itself. The probes sample the policy being trained where it is (sampling/local.py, backend
+auto: the fast sampler on CPU, `generate` on the training GPU); a vLLM engine would need the
+weights synced each probe.
 """
 
 from __future__ import annotations
@@ -35,6 +38,24 @@ from rlvr_support.sampling.prompts import Request
 from rlvr_support.scoring.score import score_samples
 
 COLUMNS = ["step", "task", "role", "n_prompts", "n", "pass@1", "best@k", "coverage", "opening_entropy"]
+# Rows built in memory and rows read back from the CSV must be alike. They were not: concat onto an
+# empty frame keeps its `object` columns, which to_csv printed in full while a resumed run's
+# float columns (read back) took the 6-decimal float format.
+DTYPES = {"step": "int64", "n_prompts": "int64", "n": "int64",
+          **{c: "float64" for c in ("pass@1", "best@k", "coverage", "opening_entropy")}}
+
+
+def typed_rows(rows: pd.DataFrame) -> pd.DataFrame:
+    return rows[COLUMNS].astype(DTYPES)
+
+
+def read_rows(path: str | Path) -> pd.DataFrame:
+    """Monitor rows from a CSV written by `rows_csv`, exactly (pandas 3 parses floats round-trip)."""
+    return typed_rows(pd.read_csv(path))
+
+
+def rows_csv(rows: pd.DataFrame) -> str:
+    return typed_rows(rows).to_csv(index=False)
 
 
 def probe_metrics(success: np.ndarray, graded: np.ndarray, token_ids: list, opening_tokens: int) -> dict:
@@ -74,7 +95,7 @@ class SupportMonitor(TrainerCallback):
         self.temperature, self.opening_tokens = temperature, opening_tokens
         self.margin, self.seed = early_stop_margin, seed
         self.scoring = scoring or {"timeout_s": 1.0, "workers": 1, "reasoning": "none"}
-        self.rows = pd.read_csv(self.out_csv) if self.out_csv.exists() else pd.DataFrame(columns=COLUMNS)
+        self.rows = read_rows(self.out_csv) if self.out_csv.exists() else typed_rows(pd.DataFrame(columns=COLUMNS))
         self.stopped_for: str | None = None
         self.prompt_format = prompt_format  # the policy's (models/prompting.py): a chat model sees its template
 
@@ -101,9 +122,10 @@ class SupportMonitor(TrainerCallback):
                 new.append({"step": step, "task": task, "role": "current" if task == self.current else "previous", **m})
         if was_training:
             model.train()
-        self.rows = pd.concat([self.rows[self.rows["step"] != step], pd.DataFrame(new, columns=COLUMNS)],
-                              ignore_index=True).sort_values(["step", "task"], kind="stable")
-        write_text(self.out_csv, self.rows.to_csv(index=False, float_format="%.6f"))
+        kept, new = self.rows[self.rows["step"] != step], typed_rows(pd.DataFrame(new, columns=COLUMNS))
+        rows = pd.concat([kept, new], ignore_index=True) if len(kept) else new
+        self.rows = typed_rows(rows.sort_values(["step", "task"], kind="stable"))
+        write_text(self.out_csv, rows_csv(self.rows))
         return self.rows
 
     def _maybe_stop(self, control) -> None:

@@ -1,0 +1,288 @@
+"""Faults on resume (issue 18): a rerun after a kill continues only from saved state it can trust.
+
+* a code edit between the kill and the rerun discards `_partial/`: its fingerprint holds the hash
+  of the code the verb runs, so the rerun equals a fresh run of the new code;
+* a crafted pickle saved as pretraining's partial state with a matching fingerprint never runs;
+* a truncated partial checkpoint (GRPO stage or pretraining) is dropped with a log line and the
+  job finishes, on the weights of an uninterrupted run;
+* a resumed stage writes the same monitor.csv, byte for byte, as an uninterrupted one.
+
+In-process on a tiny random policy, no smoke run: a "kill" is an exception raised right after a
+save (what SIGKILL leaves behind then; tests/test_resume.py kills real processes).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+import torch
+from safetensors.torch import load_file, save_file
+
+import rlvr_support.models.pretrain as pretrain_mod
+import rlvr_support.training.stage as stage
+import rlvr_support.training.trainer as ext
+from rlvr_support.cli import main as cli
+from rlvr_support.data.toyworld.tokenizer import build_tokenizer
+from rlvr_support.lineage import codehash
+from rlvr_support.models import resume
+from rlvr_support.models.loading import toy_llama
+from rlvr_support.storage.atomic import write_jsonl
+from test_codehash import _rule_code_names
+
+ARCH = {"hidden_size": 32, "intermediate_size": 64, "num_layers": 1, "num_heads": 4, "max_positions": 128}
+RL = {"steps": 4, "group_size": 4, "prompts_per_step": 2, "lr": 1e-3, "temperature": 1.0, "max_completion_tokens": 12,
+      "beta": 0.0, "loss_type": "grpo", "epsilon": 0.2, "log_every": 1, "save_every": 2,
+      "monitor": {"every": 1, "prompts": 2, "n": 2, "opening_tokens": 2, "early_stop_margin": None}}
+
+
+class Killed(Exception):
+    """Stands for SIGKILL right after a save."""
+
+
+def _graded(modulus):
+    """A stand-in reward graded within each group (the tiny policy earns no verifiable reward, so
+    advantages, and updates, would be zero and any resume would "match")."""
+    def make_reward(task):
+        def reward(prompts, completions, **_):
+            return [len(c) % modulus / (modulus - 1) for c in completions]
+        return reward
+    return make_reward
+
+
+OLD_REWARD, NEW_REWARD = _graded(3), _graded(5)
+
+
+@pytest.fixture(scope="module")
+def parent(tmp_path_factory):
+    d = tmp_path_factory.mktemp("parent")
+    tok = build_tokenizer()
+    torch.manual_seed(0)
+    toy_llama(len(tok), ARCH, tok).save_pretrained(d / "model")
+    tok.save_pretrained(d / "model")
+    (d / "manifest.json").write_text(json.dumps({"model_dir": "model"}))
+    write_jsonl(d / "prompts.jsonl", [
+        {"id": f"math-{split}-{i}", "task": "math", "prompt": f"Q : solve {i} + {i + 3} . A :",
+         "answer": str(2 * i + 3), "instruction_id_list": [], "kwargs": [], "split": split}
+        for split in ("train", "eval") for i in range(6)])
+    return d
+
+
+def _argv(parent: Path, out: Path) -> list[str]:
+    return ["train", "--parent", str(parent / "manifest.json"), "--task", "math", "--prompts",
+            str(parent / "prompts.jsonl"), "--cfg", json.dumps(RL), "--seed", "0", "--chain", "math",
+            "--probe", f"math={parent / 'prompts.jsonl'}", "--out", str(out / "manifest.json")]
+
+
+def _train(parent: Path, out: Path, make_reward, kill_at: int | None = None) -> None:
+    """The `train` verb in-process (without the provenance sidecars); `kill_at`: die after that step's save."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(stage, "make_reward", make_reward)
+        if kill_at is not None:
+            save = ext.SupportGRPOTrainer._save_checkpoint
+
+            def save_then_die(self, *a, **kw):
+                save(self, *a, **kw)
+                if self.state.global_step == kill_at:
+                    raise Killed
+
+            mp.setattr(ext.SupportGRPOTrainer, "_save_checkpoint", save_then_die)
+        args = cli.build_parser().parse_args(_argv(parent, out))
+        if kill_at is None:
+            args.fn(args)
+        else:
+            with pytest.raises(Killed):
+                args.fn(args)
+            assert (out / f"_partial/checkpoint-{kill_at}/trainer_state.json").is_file()
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(parent, tmp_path_factory):
+    """A run of the new code from start to end."""
+    out = tmp_path_factory.mktemp("uninterrupted")
+    _train(parent, out, NEW_REWARD)
+    return out
+
+
+def _weights(run: Path) -> dict:
+    return load_file(run / "model/model.safetensors")
+
+
+def _assert_same_weights(a: Path, b: Path) -> None:
+    wa, wb = _weights(a), _weights(b)
+    assert wa.keys() == wb.keys()
+    for k in wa:
+        assert torch.equal(wa[k], wb[k]), f"{k} differs from the uninterrupted run of the same code"
+
+
+def _edit_package(tmp_path, monkeypatch, module: str, edit: str) -> None:
+    """Point the code hash at a copy of the package with `edit` appended to `module` (a path in it);
+    the code that runs stays the test's (a behaviour change is a monkeypatched function)."""
+    root = tmp_path / "pkg" / "rlvr_support"
+    if not root.exists():
+        shutil.copytree(codehash.PACKAGE, root, ignore=shutil.ignore_patterns("__pycache__"))
+    (root / module).write_text((root / module).read_text() + edit)
+    monkeypatch.setattr(codehash, "PACKAGE", root)
+
+
+def test_code_edit_between_kill_and_rerun_discards_the_partial_state(parent, uninterrupted, tmp_path, monkeypatch,
+                                                                      capsys):
+    out = tmp_path / "run"
+    _edit_package(tmp_path, monkeypatch, "training/rewards.py", "\n# the old reward\n")
+    _train(parent, out, OLD_REWARD, kill_at=2)
+    capsys.readouterr()
+    _edit_package(tmp_path, monkeypatch, "training/rewards.py", "\n# the new reward\n")
+    _train(parent, out, NEW_REWARD)
+    log = capsys.readouterr().out
+    assert "resuming from" not in log and re.search(r"discarding .*_partial.*\bcode\b", log), log[-2000:]
+    assert json.loads((out / "manifest.json").read_text())["resumed"] is False
+    start = load_file(parent / "model/model.safetensors")
+    assert any(not torch.equal(start[k], w) for k, w in _weights(uninterrupted).items()), "GRPO did not move"
+    _assert_same_weights(uninterrupted, out)
+
+
+def test_resumed_stage_writes_the_uninterrupted_runs_monitor_csv(parent, uninterrupted, tmp_path, capsys):
+    """Without an edit the rerun does resume (the guard of the test above), to the same weights
+    and the same monitor.csv and reward_curve.csv, byte for byte."""
+    out = tmp_path / "run"
+    _train(parent, out, NEW_REWARD, kill_at=2)
+    capsys.readouterr()
+    _train(parent, out, NEW_REWARD)
+    assert "resuming from" in capsys.readouterr().out
+    assert json.loads((out / "manifest.json").read_text())["resumed"] is True
+    _assert_same_weights(uninterrupted, out)
+    for name in ("monitor.csv", "reward_curve.csv"):
+        assert (out / name).read_bytes() == (uninterrupted / name).read_bytes(), f"{name} differs after a resume"
+
+
+def test_truncated_partial_checkpoint_is_dropped_and_the_stage_finishes(parent, uninterrupted, tmp_path, capsys):
+    out = tmp_path / "run"
+    _train(parent, out, NEW_REWARD, kill_at=2)
+    weights = out / "_partial/checkpoint-2/model.safetensors"
+    weights.write_bytes(weights.read_bytes()[: weights.stat().st_size // 2])
+    capsys.readouterr()
+    _train(parent, out, NEW_REWARD)
+    log = capsys.readouterr().out
+    assert re.search(r"dropping unreadable checkpoint .*checkpoint-2", log), log[-2000:]
+    assert "resuming from" not in log  # TRL kept only that one: a fresh start
+    _assert_same_weights(uninterrupted, out)
+    assert (out / "monitor.csv").read_bytes() == (uninterrupted / "monitor.csv").read_bytes()
+
+
+def test_a_damaged_newest_checkpoint_falls_back_to_the_one_before(tmp_path, capsys):
+    partial = tmp_path / "_partial"
+    resume.prepare(partial, {"seed": 0})
+    for step in (2, 4):
+        ck = partial / f"checkpoint-{step}"
+        ck.mkdir()
+        save_file({"w": torch.ones(64)}, ck / "model.safetensors")
+        torch.save({"state": {}}, ck / "optimizer.pt")
+        (ck / "trainer_state.json").write_text("{}")
+    assert resume.damage(partial / "checkpoint-4") is None
+    optimizer = partial / "checkpoint-4/optimizer.pt"
+    optimizer.write_bytes(optimizer.read_bytes()[:-40])
+    resume.prepare(partial, {"seed": 0})
+    assert [p.name for p in resume.checkpoints(partial)] == ["checkpoint-2"]
+    assert re.search(r"dropping unreadable checkpoint .*checkpoint-4 \(optimizer\.pt.*falling back to checkpoint-2",
+                     capsys.readouterr().out)
+
+
+def test_rules_hash_the_code_the_resume_fingerprint_names():
+    """The resume fingerprint hashes what the rule's rerun trigger hashes (one list of names per verb)."""
+    rules = _rule_code_names()
+    assert rules["train_stage"] == ("train", list(cli.TRAIN_CODE))
+    assert rules["pretrain_base"] == ("pretrain", list(cli.PRETRAIN_CODE))
+    assert codehash.PACKAGE / "training" / "rewards.py" in codehash.files_of(*cli.TRAIN_CODE)
+
+
+# ----------------------------------------------------------------------------- pretraining
+BASE = {"arch": ARCH, "train": {"steps": 4, "batch_size": 4, "lr": 4e-3, "lr_floor": 2e-4, "warmup": 1,
+                                "weight_decay": 0.01, "save_every": 2}}
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    path = tmp_path_factory.mktemp("corpus") / "corpus.jsonl"
+    write_jsonl(path, [{"prompt": f"Q : solve {i} + {i + 1} . A :", "response": str(2 * i + 1)} for i in range(8)])
+    return path
+
+
+def _pretrain(corpus: Path, out: Path, kill: bool = False) -> dict | None:
+    """The `pretrain` verb in-process; `kill`: die after the last partial save (before the model is written)."""
+    args = cli.build_parser().parse_args(["pretrain", "--corpus", str(corpus), "--cfg", json.dumps(BASE),
+                                          "--seed", "0", "--out", str(out / "manifest.json")])
+    if not kill:
+        args.fn(args)
+        return json.loads((out / "manifest.json").read_text())
+    with pytest.MonkeyPatch.context() as mp:
+        def die(*_a, **_kw):
+            raise Killed
+        mp.setattr(pretrain_mod, "atomic_dir", die)
+        with pytest.raises(Killed):
+            args.fn(args)
+    assert (out / "_partial/state.pt").is_file()
+    return None
+
+
+@pytest.fixture(scope="module")
+def pretrained(corpus, tmp_path_factory):
+    out = tmp_path_factory.mktemp("pretrained")
+    _pretrain(corpus, out)
+    return out
+
+
+class _Payload:
+    """Unpickling this writes `marker`: what a crafted state.pt could do instead."""
+
+    def __init__(self, marker: Path):
+        self.marker = str(marker)
+
+    def __reduce__(self):
+        return exec, (f"open({self.marker!r}, 'w').write('ran')",)
+
+
+def test_crafted_pickle_as_pretraining_state_never_runs(corpus, pretrained, tmp_path, capsys):
+    out = tmp_path / "base"
+    _pretrain(corpus, out, kill=True)
+    marker = tmp_path / "payload-ran"
+    torch.save({"model": _Payload(marker), "opt": {}, "step": 2}, out / "_partial/state.pt")  # fingerprint kept
+    capsys.readouterr()
+    try:
+        manifest = _pretrain(corpus, out)
+    finally:  # the payload runs while loading, whatever the loader does next
+        assert not marker.exists(), "resuming pretraining unpickled and ran a crafted state.pt"
+    assert re.search(r"dropping unreadable .*state\.pt", capsys.readouterr().out)
+    assert manifest["resumed_from"] == 0
+    _assert_same_weights(pretrained, out)
+
+
+def test_truncated_pretraining_state_is_dropped_and_pretraining_finishes(corpus, pretrained, tmp_path, capsys):
+    out = tmp_path / "base"
+    _pretrain(corpus, out, kill=True)
+    state = out / "_partial/state.pt"
+    state.write_bytes(state.read_bytes()[: state.stat().st_size // 2])
+    capsys.readouterr()
+    manifest = _pretrain(corpus, out)
+    assert re.search(r"dropping unreadable .*state\.pt", capsys.readouterr().out)
+    assert manifest["resumed_from"] == 0
+    _assert_same_weights(pretrained, out)
+
+
+def test_pretraining_resumes_its_own_state_and_not_after_a_code_edit(corpus, pretrained, tmp_path, monkeypatch,
+                                                                     capsys):
+    out = tmp_path / "base"
+    _pretrain(corpus, out, kill=True)
+    capsys.readouterr()
+    shutil.copytree(out / "_partial", tmp_path / "partial-copy")
+    assert _pretrain(corpus, out)["resumed_from"] == 2
+    _assert_same_weights(pretrained, out)
+    # the same partial state again, now under edited code: a fresh start
+    shutil.rmtree(out)
+    shutil.copytree(tmp_path / "partial-copy", out / "_partial")
+    _edit_package(tmp_path, monkeypatch, "models/pretrain.py", "\n# an edit\n")
+    capsys.readouterr()
+    assert _pretrain(corpus, out)["resumed_from"] == 0
+    assert re.search(r"discarding .*_partial.*\bcode\b", capsys.readouterr().out)
