@@ -106,14 +106,23 @@ def _strip(word: str) -> str:
     return word.strip(_PUNCT + " ")
 
 
+@functools.lru_cache(maxsize=4)
+def _sentences(text: str) -> tuple[str, ...]:
+    # A dozen checkers split the same response: split it once.
+    return tuple(split_sentences(text))
+
+
 _SUFFIXES = frozenset({"'s", "'m", "'d", "'ll", "'re", "'ve"})
 
 
 def _words(text: str) -> list[str]:
-    """nltk.word_tokenize's words, punctuation-only tokens dropped (deviation 1)."""
+    """nltk.word_tokenize's tokens, approximately (deviation 1): `word_tokens` splits off
+    brackets, quotes, "?!;,:" and the like as Treebank does; Treebank also splits a
+    sentence's final period and quotes "'" at a word's edges, so those are stripped here
+    (a contraction suffix "'s" stays a token). Other symbols stay attached, as in nltk."""
     out = []
     for tok in word_tokens(text):
-        core = tok if tok.lower() in _SUFFIXES else tok.strip(_PUNCT)
+        core = tok if tok.lower() in _SUFFIXES else tok.strip(".'")
         if core:
             out.append(core)
     return out
@@ -161,7 +170,7 @@ def _stop_words(v, kw, _):
 
 
 def _sentence_endings(v: str) -> Counter:
-    return Counter(s[-1] for s in split_sentences(v))
+    return Counter(s[-1] for s in _sentences(v))
 
 
 def _sentence_type(v, kw, _):
@@ -188,12 +197,13 @@ PERSON_NAMES = (
     "Jacob Scarlett Nathan Victoria Elijah Layla Nicholas Audrey David Hannah Christopher Penelope "
     "Thomas Nora Andrew Aria Joseph Claire Ryan Stella Jonathan"
 ).split()
-# Upstream: re.search(r"\bNAME\b") per name, case-sensitive.
-_NAME_PATTERNS = tuple(re.compile(r"\b" + name + r"\b") for name in PERSON_NAMES)
+# Upstream: re.search(r"\bNAME\b") per name, case-sensitive. One pass finds the same set:
+# a match is one whole word, so matches of different names never overlap.
+_NAMES = re.compile(r"\b(?:" + "|".join(PERSON_NAMES) + r")\b")
 
 
 def _person_names(v, kw, _):
-    return sum(1 for p in _NAME_PATTERNS if p.search(v)) >= kw["N"]
+    return len(set(_NAMES.findall(v))) >= kw["N"]
 
 
 def _char_trigrams(text: str) -> set[str]:
@@ -328,7 +338,7 @@ def _no_consecutive(v, kw, _):
 
 
 def _last_first(v, kw, _):
-    sentences = split_sentences(v)
+    sentences = _sentences(v)
     for this, nxt in zip(sentences, sentences[1:]):
         last = this.rstrip(_PUNCT + " ").split()
         first = nxt.lstrip(_PUNCT + " ").split()
@@ -346,7 +356,7 @@ def _paragraph_last_first(v, kw, _):
 
 
 def _keywords_specific_position(v, kw, _):
-    sentences = split_sentences(v)
+    sentences = _sentences(v)
     if len(sentences) < kw["n"]:
         return False
     words = [w for w in _words(sentences[kw["n"] - 1]) if any(c.isalnum() for c in w)]
@@ -389,7 +399,7 @@ def _alliteration_run(sentence: str) -> int:
 
 
 def _alliteration_increment(v, kw, _):
-    runs = [_alliteration_run(s) for s in split_sentences(v)]
+    runs = [_alliteration_run(s) for s in _sentences(v)]
     return all(a < b for a, b in zip([-1] + runs, runs))
 
 
@@ -398,19 +408,19 @@ def _sentence_word_count(sentence: str) -> int:
 
 
 def _increment(v, kw, _):
-    counts = [_sentence_word_count(s) for s in split_sentences(v)]
+    counts = [_sentence_word_count(s) for s in _sentences(v)]
     return all(b == a + kw["small_n"] for a, b in zip(counts, counts[1:]))
 
 
 def _sentence_keyword(v, kw, _):
-    sentences = split_sentences(v)
+    sentences = _sentences(v)
     n = kw["N"]
     return len(sentences) >= n and whole_word(kw["word"].strip()).search(sentences[n - 1]) is not None
 
 
 def _sentence_words(v, kw, _):
     """Three sentences of equal length (upstream does not check that the words differ)."""
-    sentences = split_sentences(v)
+    sentences = _sentences(v)
     return len(sentences) == 3 and len({len(s) for s in sentences}) == 1
 
 
@@ -421,7 +431,7 @@ def _is_emoji(ch: str) -> bool:
 def _emoji(v, kw, _):
     """An emoji among the last two characters of each sentence (punctuation ignored), or, when
     the splitter put it after the break, as the first character of the next sentence."""
-    sentences = [s.translate(_DROP_PUNCT).strip() for s in split_sentences(v)]
+    sentences = [s.translate(_DROP_PUNCT).strip() for s in _sentences(v)]
     for i, s in enumerate(sentences):
         if not s:
             return False
@@ -601,7 +611,7 @@ _OPTION = re.compile(r"[A-Ea-e][.|)]\s*\w")
 
 
 def _mcq_count_length(v, kw, _):
-    """4 questions ("Question N" labels, nothing before the first), 5 options "A)".."E)" each,
+    r"""4 questions ("Question N" labels, nothing before the first), 5 options "A)".."E)" each,
     question texts strictly longer each time.
 
     Upstream splits at r"\n*(?:Question \d+[.|):;]?\s*)"; the leading "\n*" only moves
@@ -646,7 +656,7 @@ def _reverse_newline(v, kw, _):
 def _word_reverse(v, kw, _):
     words = v.lower().strip().translate(_DROP_PUNCT).split()
     text = " ".join(reversed(words))
-    return "bald eagle" in text and text in split_sentences(text)
+    return "bald eagle" in text and text in _sentences(text)
 
 
 def _character_reverse(v, kw, _):
@@ -654,7 +664,7 @@ def _character_reverse(v, kw, _):
 
 
 def _sentence_alphabet(v, kw, _):
-    sentences = split_sentences(v)
+    sentences = _sentences(v)
     return len(sentences) == 26 and all(
         s.split() and s.split()[0].lower()[0] == letter for s, letter in zip(sentences, string.ascii_lowercase)
     )
