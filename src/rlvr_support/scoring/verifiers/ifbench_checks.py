@@ -412,11 +412,11 @@ def option_list(options: str) -> tuple[bool, list[str]]:
 
 
 def options(v, kw, _):
-    exact, options = option_list(kw["options"])
+    exact, choices = option_list(kw["options"])
     if exact:
-        return v in options
+        return v in choices
     answer = _strip(v).lower()
-    return any(_strip(o).lower() == answer for o in options)
+    return any(_strip(o).lower() == answer for o in choices)
 
 
 def newline(v, kw, _):
