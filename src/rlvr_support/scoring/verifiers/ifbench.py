@@ -45,7 +45,8 @@ Deviations from upstream, all of them:
    starts with ">" and is never empty. Ours: the closing tag that matches the opening one,
    cut at its own length.
 9. `format:sub-bullets`: upstream passes a response with no "*" at all (its docstring asks
-   for at least one). Ours: at least one "*", and every "*" followed by a "-" before the next.
+   for at least one), so its loose score, which also tries the response with "*" removed,
+   passes every response. Ours: at least one "*", and a "-" after each "*" before the next.
 10. `format:no_bullets_bullets`: upstream fails on a blank line between two lines of
     sentences or after the last bullet (its line-kind state is a list that an empty line
     makes falsy), so a response ending in a newline fails. Ours: blank lines are skipped.
