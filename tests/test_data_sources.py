@@ -81,6 +81,17 @@ def test_bad_instruction_kwargs_fail_at_load():
                                    "name": "ifeval"}])
 
 
+def test_ifbench_rows_load_and_unavailable_constraints_are_skipped_by_name():
+    recs, log = build_task_records("if", [{"format": "ifbench", "file": str(DATA / "ifbench_test.jsonl"),
+                                           "split": "eval", "name": "ifbench"}])
+    assert [r["id"] for r in recs] == ["ifbench-0", "ifbench-1"]
+    assert recs[0]["kwargs"] == [{"N": 3.0}]
+    assert "skipped 1" in log[0] and "words:start_verb" in log[0]
+    r = recs[0]
+    assert score_if("Rivers: 1 2 3", r["instruction_id_list"], r["kwargs"], r["prompt"]).prompt_strict
+    assert not score_if("Rivers: 1 2", r["instruction_id_list"], r["kwargs"], r["prompt"]).prompt_strict
+
+
 def test_rlvr_ifeval_mapping_and_unmappable_reported():
     recs, log = build_task_records("if", [{"format": "rlvr_ifeval", "file": str(DATA / "rlvr_ifeval_train.parquet"),
                                            "split": "train", "name": "rlvr"}])

@@ -3,7 +3,8 @@
 Tasks (prompt field `task`):
   math  -> reward = answer correct (math-verify, `verifiers.math`); prompts with
            `scorer: reasoning_gym` use reasoning_gym's score_answer >= 1.0 instead
-  if    -> reward = IFEval prompt-level strict accuracy (`verifiers.ifeval`)
+  if    -> reward = IFEval prompt-level strict accuracy (`verifiers.ifeval`; IFBench's
+           instruction ids are scored the same way, `verifiers.ifbench`)
   joint -> reward = MathIF hard accuracy (`verifiers.joint`); soft in `joint_soft`
 
 `reasoning="after_think"` scores only the final part of each text (after the last

@@ -1,7 +1,7 @@
 """Assemble one task's prompt records from its configured sources (`world.kind: datasets`).
 
 A source is one of
-  {format: gsm8k|math500|deepscaler|aime24|amc23|minerva|ifeval|rlvr_ifeval|mathif|records, hub: <name>, config,
+  {format: gsm8k|math500|deepscaler|aime24|amc23|minerva|ifeval|ifbench|rlvr_ifeval|mathif|records, hub: <name>, config,
    hf_split, revision}
   {format: ..., file: <path.jsonl|path.parquet>}
   {format: reasoning_gym, rg_task: <name>, size, seed, rg_config}
@@ -104,7 +104,7 @@ def build_task_records(task: str, sources: list[dict]) -> tuple[list[dict], list
             records.append(rec)
         n = sum(r["source"] == name for r in records)
         log.append(f"{task}: {name} ({src['split']}): {n} prompts"
-                   + (f", skipped {sum(skipped.values())} without an IFEval equivalent: {skipped}" if skipped else ""))
+                   + (f", skipped {sum(skipped.values())}: {skipped}" if skipped else ""))
     eval_prompts = {r["prompt"] for r in records if r["split"] == "eval"}
     leaked = [r for r in records if r["split"] == "train" and r["prompt"] in eval_prompts]
     if leaked:

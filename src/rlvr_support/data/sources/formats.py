@@ -8,21 +8,24 @@ Column layouts follow each dataset card:
   amc23       math-ai/amc23 (split test, 40 rows): question, answer (numeric; 27.0 is written 27)
   minerva     math-ai/minervamath (split test, 272 rows): question, answer (LaTeX)
   ifeval      google/IFEval: key, prompt, instruction_id_list, kwargs (541 rows)
+  ifbench     allenai/IFBench_test (split train, 300 rows): IFEval's layout, IFBench's instruction ids
   rlvr_ifeval allenai/RLVR-IFeval: messages [{role, content}], ground_truth (JSON), constraint_type
   mathif      TingchenFu/MathIF (*_single/double/triple.jsonl): question text in `prompt` (or
               `question`), answer, instruction_id_list, kwargs, optional source / key / id
   records     rows already in this project's contract (id, task, prompt, ...)
 
 A converter returns a dict (key, prompt, answer, instruction_id_list, kwargs, meta) or a
-string saying why the row is skipped (only RLVR-IFeval rows without an IFEval equivalent).
+string saying why the row is skipped (RLVR-IFeval rows without an IFEval equivalent, IFBench
+rows using a constraint that cannot be scored here).
 """
 
 from __future__ import annotations
 
 from rlvr_support.data.sources.rlvr_ifeval import map_ground_truth
+from rlvr_support.scoring.verifiers.ifbench import unavailable_reason
 
 TASK_OF = {"gsm8k": "math", "math500": "math", "deepscaler": "math", "aime24": "math", "amc23": "math",
-           "minerva": "math", "ifeval": "if", "rlvr_ifeval": "if", "mathif": "joint", "records": None}
+           "minerva": "math", "ifeval": "if", "ifbench": "if", "rlvr_ifeval": "if", "mathif": "joint", "records": None}
 
 
 def _need(row: dict, *cols: str) -> None:
@@ -82,6 +85,16 @@ def ifeval(row: dict, i: int) -> dict:
             "kwargs": [{k: v for k, v in (kw or {}).items() if v is not None} for kw in row["kwargs"]], "meta": {}}
 
 
+def ifbench(row: dict, i: int) -> dict | str:
+    rec = ifeval(row, i)
+    for iid in rec["instruction_id_list"]:
+        reason = unavailable_reason(iid)
+        if reason is not None:
+            # Skipped (and counted in the build log), not fatal: the other prompts stay usable.
+            return f"uses {iid}, not available here ({reason})"
+    return rec
+
+
 def rlvr_ifeval(row: dict, i: int) -> dict | str:
     _need(row, "messages", "ground_truth")
     users = [m["content"] for m in row["messages"] if m.get("role") == "user"]
@@ -113,4 +126,4 @@ def records(row: dict, i: int) -> dict:
 
 
 CONVERTERS = {"gsm8k": gsm8k, "math500": math500, "deepscaler": deepscaler, "aime24": aime24, "amc23": amc23,
-              "minerva": minerva, "ifeval": ifeval, "rlvr_ifeval": rlvr_ifeval, "mathif": mathif, "records": records}
+              "minerva": minerva, "ifeval": ifeval, "ifbench": ifbench, "rlvr_ifeval": rlvr_ifeval, "mathif": mathif, "records": records}

@@ -1,6 +1,9 @@
 r"""IFEval instruction checkers (Zhou et al. 2023, "Instruction-Following Evaluation
 for Large Language Models"), re-implemented offline and deterministically.
 
+IFBench's checkers (`ifbench`) join this module's registry, so everything below
+(validation, strict/loose scoring) serves both benchmarks.
+
 Semantics follow Google's reference code as vendored in lm-eval
 (`lm_eval/tasks/ifeval/instructions.py`, `utils.py`): same instruction ids, same
 kwargs names, same strict/loose protocol; `tests/test_ifeval_differential.py`
@@ -70,8 +73,8 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from rlvr_support.scoring.verifiers import langdetect_fast
-from rlvr_support.scoring.verifiers.sentences import count_sentences, count_words, word_tokens
+from rlvr_support.scoring.verifiers import ifbench, langdetect_fast
+from rlvr_support.scoring.verifiers.sentences import count_sentences, count_words, whole_word, word_tokens
 
 RELATIONS = ("less than", "at least")
 _CONSTRAINED_RESPONSES = ("My answer is yes.", "My answer is no.", "My answer is maybe.")
@@ -161,18 +164,8 @@ def _frequency(v, kw, _):
     return _compare(n, kw["relation"], kw["frequency"])
 
 
-@functools.lru_cache(maxsize=4096)
-def _whole_word(word: str) -> re.Pattern:
-    """`word` literally, as a whole word: a boundary only where its own edge is a
-    word character (deviation 2), so "C++" and "(note)" are found and "cat" is not
-    found in "concatenate"."""
-    head = r"(?<!\w)" if re.match(r"\w", word[:1]) else ""
-    tail = r"(?!\w)" if re.match(r"\w", word[-1:]) else ""
-    return re.compile(head + re.escape(word) + tail, re.IGNORECASE)
-
-
 def _forbidden(v, kw, _):
-    return not any(_whole_word(w).search(v) for w in kw["forbidden_words"])
+    return not any(whole_word(w).search(v) for w in kw["forbidden_words"])
 
 
 def _letter_frequency(v, kw, _):
@@ -471,7 +464,11 @@ _REGISTRY: dict[str, tuple[Callable[[str, dict, str], bool], dict[str, str], dic
     "punctuation:no_comma": (_no_comma, {}, {}),
 }
 
-INSTRUCTION_IDS: tuple[str, ...] = tuple(_REGISTRY)
+INSTRUCTION_IDS: tuple[str, ...] = tuple(_REGISTRY)  # IFEval's 25; IFBench's are ifbench.INSTRUCTION_IDS
+
+# IFBench's checkers take the same (response, kwargs, prompt) and are scored by the same
+# strict/loose protocol, so one registry serves both benchmarks.
+_REGISTRY.update(ifbench.REGISTRY)
 
 
 # ---------------------------------------------------------------------------
@@ -504,6 +501,9 @@ def _check_type(value: Any, kind: str) -> Any:
 
 def _normalise(instruction_id: str, kwargs: dict) -> dict:
     """Drop None-valued keys, check names and types. Raises (Key|Type|Value)Error."""
+    reason = ifbench.unavailable_reason(instruction_id)
+    if reason is not None:
+        raise KeyError(f"IFBench instruction {instruction_id!r} is not available here: {reason}")
     if instruction_id not in _REGISTRY:
         raise KeyError(f"unknown instruction id {instruction_id!r}")
     if kwargs is None:
@@ -533,6 +533,8 @@ def _normalise(instruction_id: str, kwargs: dict) -> dict:
         raise ValueError(f"kwarg 'prompt_to_repeat' must not be empty, got {repeat!r}")
     if instruction_id == "length_constraints:nth_paragraph_first_word" and out["nth_paragraph"] < 1:
         raise ValueError("kwarg 'nth_paragraph' must be >= 1")
+    if instruction_id in ifbench.REGISTRY:
+        ifbench.check_kwargs(instruction_id, out)
     return out
 
 

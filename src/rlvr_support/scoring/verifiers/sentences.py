@@ -22,6 +22,7 @@ Everything is linear-time regex work: safe on megabyte inputs.
 
 from __future__ import annotations
 
+import functools
 import re
 
 # Lower-cased abbreviations (without their final period) that punkt's English
@@ -118,3 +119,13 @@ def word_tokens(text: str) -> list[str]:
         else:
             out.append(tok)
     return out
+
+
+@functools.lru_cache(maxsize=4096)
+def whole_word(word: str) -> re.Pattern:
+    """`word` literally, as a whole word, case-insensitive: a boundary only where its own
+    edge is a word character, so "C++" and "(note)" are found (a plain `\\b` next to a
+    symbol needs a word character beyond it) and "cat" is not found in "concatenate"."""
+    head = r"(?<!\w)" if re.match(r"\w", word[:1]) else ""
+    tail = r"(?!\w)" if re.match(r"\w", word[-1:]) else ""
+    return re.compile(head + re.escape(word) + tail, re.IGNORECASE)
