@@ -75,3 +75,36 @@ def test_claims_are_measured_per_benchmark(tmp_path):
     shrink = r.loc["Math-RLVR: empirical support shrinkage exceeds expansion", "effect"]
     assert shrink.to_dict() == {"gsm8k": pytest.approx(-1.0), "math500": pytest.approx(1.0)}
     assert "| math | math | math500 |" in claims_markdown(t)
+
+
+def test_seed_stability_gives_each_seeds_verdict_and_the_pooled_one(tmp_path):
+    from rlvr_support.analysis.claims import seed_stability_markdown, seed_stability_table
+
+    # seed 0 solves every sample of the 10 first prompts (pass@1 up), seed 1 solves nothing (down):
+    # each seed alone gives a clear and opposite verdict, which the table must show beside the pooled one
+    base = {f"p{i:02d}": ([1, 0, 0, 0] if i < 10 else [0, 0, 0, 0]) for i in range(20)}
+    up = {f"p{i:02d}": ([1, 1, 1, 1] if i < 10 else [0, 0, 0, 0]) for i in range(20)}
+    down = {f"p{i:02d}": [0, 0, 0, 0] for i in range(20)}
+    paths = [write_scores(tmp_path, "base", "math", base), write_scores(tmp_path, "math/seed0", "math", up),
+             write_scores(tmp_path, "math/seed1", "math", down)]
+    files = parse_files(paths, tmp_path)
+    styles = pd.DataFrame([{"chain": "base", "eval_set": "math", "benchmark": "math", "seed": "all", "style": "answer",
+                            "n_seeds": 1, "diff": 0.0, "diff_lo": 0.0, "diff_hi": 0.0}] +
+                          [{"chain": "if", "eval_set": "math", "benchmark": "math", "seed": s, "style": "answer",
+                            "n_seeds": n, "diff": d, "diff_lo": lo, "diff_hi": hi}
+                           for s, n, d, lo, hi in (("all", 2, 0.1, -0.1, 0.3), ("0", 1, 0.3, 0.1, 0.5),
+                                                   ("1", 1, -0.1, -0.3, 0.1))])
+    opts = dict(sources=SOURCES, m=3, n_boot=200, ci=0.95, seed=0)
+    pooled = claims_table(files, support_per_prompt=None, entropy=None, js_share=None, styles=styles, perplexity=None,
+                          decomposition={}, **opts)
+    st = seed_stability_table(files, pooled, support_per_prompt=None, styles=styles, **opts).set_index("claim")
+    row = st.loc["Math-RLVR raises pass@1 on the trained task"]
+    assert (row["seed0_verdict"], row["seed1_verdict"]) == ("agree", "disagree")
+    assert row["seed0_effect"] == pytest.approx(0.375) and row["seed1_effect"] == pytest.approx(-0.125)
+    assert row["per_seed"] and not row["stable"] and row["n_seeds"] == 2
+    assert row["pooled_verdict"] == pooled.set_index("claim").loc[row.name, "verdict"]
+    # a style claim reads the per-seed rows of the styles table (its chain `if` has no scores here)
+    s = st.loc["IF-RLVR moves math openings toward direct answers"]
+    assert (s["pooled_verdict"], s["seed0_verdict"], s["seed1_verdict"]) == ("inconclusive", "agree", "inconclusive")
+    md = seed_stability_markdown(st.reset_index())
+    assert "seed0" in md and "seed1" in md and md.count("\n") == len(st) + 2

@@ -56,8 +56,13 @@ def test_openings_per_benchmark_read_only_samples_with_token_arrays(tmp_path, dr
     row = summary[(summary["chain"] == "if")].set_index("benchmark")
     assert row.loc["gsm8k", "n_samples"] == 1 and row.loc["gsm8k", "in_base_mass"] == 0.0
     assert row.loc["math500", "in_base_mass"] == 0.5
-    st = styles[(styles["chain"] == "if") & (styles["benchmark"] == "gsm8k")].set_index("style")
+    st = styles[(styles["chain"] == "if") & (styles["benchmark"] == "gsm8k") & (styles["seed"] == "all")]
+    st = st.set_index("style")
     assert st.loc["answer", "share"] == pytest.approx(2 / 3) and st.loc["so", "share"] == pytest.approx(1 / 3)
+    # each RL seed has rows of its own (one seed here: the same shares); the base has pooled rows only
+    one = styles[(styles["chain"] == "if") & (styles["benchmark"] == "gsm8k") & (styles["seed"] == "0")]
+    assert one.set_index("style").loc["answer", "share"] == pytest.approx(2 / 3)
+    assert set(styles[styles["chain"] == "base"]["seed"]) == {"all"}
     plot_openings_scatter(shift, "math", "unused.png")
     assert [a.get_title() for a in drawn[0].axes] == ["gsm8k", "math500"]
 

@@ -109,7 +109,7 @@ def openings_tables(files: list[ScoreFile], *, m: int, top: int, n_boot: int, ci
             point, low, high, spread = bootstrap_ci_grouped(vals, n_boot=n_boot, ci=ci, seed=seed)
             d = (0.0, 0.0, 0.0) if chain == "base" else paired_grouped_diff(
                 base_styles[style], vals, n_boot=n_boot, ci=ci, seed=seed)[:3]
-            style_rows.append({"chain": chain, "seed": "all", "eval_set": eval_set, "benchmark": bench,
+            style_rows.append({"chain": chain, "eval_set": eval_set, "benchmark": bench, "seed": "all",
                                "style": style, "n_seeds": len(runs),
                                "share": point, "share_lo": low, "share_hi": high,
                                "diff": d[0], "diff_lo": d[1], "diff_hi": d[2]})
@@ -119,7 +119,7 @@ def openings_tables(files: list[ScoreFile], *, m: int, top: int, n_boot: int, ci
                     continue
                 point, low, high, _ = bootstrap_ci_grouped([v], n_boot=n_boot, ci=ci, seed=seed)
                 d = paired_grouped_diff(base_styles[style], [v], n_boot=n_boot, ci=ci, seed=seed)[:3]
-                style_rows.append({"chain": chain, "seed": str(rl_seed), "eval_set": eval_set, "benchmark": bench,
+                style_rows.append({"chain": chain, "eval_set": eval_set, "benchmark": bench, "seed": str(rl_seed),
                                    "style": style, "n_seeds": 1, "share": point, "share_lo": low, "share_hi": high,
                                    "diff": d[0], "diff_lo": d[1], "diff_hi": d[2]})
     shift = pd.concat(shift_rows, ignore_index=True) if shift_rows else pd.DataFrame()
