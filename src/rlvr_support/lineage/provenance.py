@@ -5,7 +5,9 @@ command line, every argument (the config sections arrive as JSON, so this is the
 job used), the seeds, the sha256 of every input with a pointer to that input's own sidecar,
 the sha256 of every output, the code version (git commit, dirty flag, a hash of the package
 source), package versions, host and start/end time. `python -m rlvr_support audit` walks these
-pointers down to the data and re-checks every checksum (see audit.py).
+pointers down to the data and re-checks every checksum (see audit.py); `begin` checks every input
+against its sidecar (and a checkpoint manifest's weights against the manifest) before the verb
+reads it (see integrity.py).
 
 Times and hosts live only in sidecars, never in the outputs, so outputs stay byte-identical
 across reruns.
@@ -31,7 +33,6 @@ from __future__ import annotations
 import argparse
 import datetime as _dt
 import functools
-import hashlib
 import json
 import os
 import platform
@@ -44,9 +45,10 @@ from pathlib import Path
 
 from rlvr_support.storage.atomic import write_json
 from rlvr_support.lineage.codehash import PACKAGE, code_hash
+from rlvr_support.lineage.integrity import verify_input
+# the reading side of the format, used here and re-exported for callers of this module
+from rlvr_support.lineage.sidecar import SCHEMA, SUFFIX, load, sha256_file, sidecar_of  # noqa: F401
 
-SUFFIX = ".prov.json"
-SCHEMA = "rlvr-support/provenance/1"
 OUTPUT_DESTS = ("out", "out_dir", "headline")
 PACKAGES = ("rlvr-support", "torch", "transformers", "trl", "accelerate", "datasets", "tokenizers",
             "snakemake", "numpy", "pandas", "pyarrow", "matplotlib", "seaborn", "math-verify", "vllm")
@@ -54,18 +56,6 @@ PACKAGES = ("rlvr-support", "torch", "transformers", "trl", "accelerate", "datas
 RULE_OF_VERB = {"data": "toy_data", "corpus": "toy_corpus", "pretrain": "pretrain_base",
                 "base-metrics": "base_metrics", "train": "train_stage", "sample": "sample", "score": "score",
                 "passk-table": "passk_table"}
-
-
-def sidecar_of(path: str | os.PathLike) -> Path:
-    return Path(f"{os.fspath(path)}{SUFFIX}")
-
-
-def sha256_file(path: str | os.PathLike, chunk: int = 1 << 20) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        while block := f.read(chunk):
-            h.update(block)
-    return h.hexdigest()
 
 
 def _is_data_file(p: Path) -> bool:
@@ -214,7 +204,8 @@ def _now() -> str:
 
 
 def begin(args: argparse.Namespace, argv: list[str], rule: str | None = None) -> Record | None:
-    """Hash the inputs and drop stale sidecars of the outputs; None when the verb opts out."""
+    """Hash the inputs, check each against its recorded sha256 (integrity.py; IntegrityError names
+    the first that differs) and drop stale sidecars of the outputs; None when the verb opts out."""
     if not getattr(args, "prov", True):
         return None
     cwd = Path.cwd()
@@ -228,21 +219,25 @@ def begin(args: argparse.Namespace, argv: list[str], rule: str | None = None) ->
         derive = getattr(args, "prov_rule", None)
         rule = derive(args) if callable(derive) else derive or RULE_OF_VERB.get(args.verb, args.verb.replace("-", "_"))
         rule_source = "derived from the verb"
+    missing = [p for p in inputs if not Path(p).is_file()]
+    if missing:
+        raise FileNotFoundError(f"input file {missing[0]} does not exist")
+    hashed = []
+    for p in inputs:
+        digest = sha256_file(p)
+        verify_input(p, digest)  # the one place every verb's inputs pass before the verb reads them
+        hashed.append({"path": _rel(p, cwd), "sha256": digest, "bytes": Path(p).stat().st_size,
+                       "sidecar": _rel(sidecar_of(p), cwd) if sidecar_of(p).is_file() else None})
     params = {k: _jsonable(v) for k, v in vars(args).items() if not k.startswith("prov") and k not in ("fn", "verb")}
     rec = Record(
         schema=SCHEMA, rule=rule, rule_source=rule_source, verb=args.verb,
         command=[Path(sys.executable).name, "-m", "rlvr_support", *argv],
         args=params, config={k: v for k, v in params.items() if isinstance(v, dict)},
         seeds=_seeds(params),
-        inputs=[{"path": _rel(p, cwd), "sha256": sha256_file(p), "bytes": Path(p).stat().st_size,
-                 "sidecar": _rel(sidecar_of(p), cwd) if sidecar_of(p).is_file() else None}
-                for p in inputs if Path(p).is_file()],
+        inputs=hashed,
         code=code_version(), packages=package_versions(),
         host=socket.gethostname(), platform=platform.platform(), cwd=str(cwd), started=_now(),
     )
-    missing = [p for p in inputs if not Path(p).is_file()]
-    if missing:
-        raise FileNotFoundError(f"input file {missing[0]} does not exist")
     rec._t0 = time.time()
     rec._declared = outputs
     return rec
@@ -270,13 +265,3 @@ def finish(rec: Record | None) -> list[Path]:
         write_json(side, {**rec, "self": _rel(p, cwd), "root": os.path.relpath(cwd, side.parent.resolve())})
         written.append(side)
     return written
-
-
-def load(sidecar: str | os.PathLike) -> dict:
-    try:
-        rec = json.loads(Path(sidecar).read_text())
-    except json.JSONDecodeError as e:
-        raise ValueError(f"{sidecar}: not a valid provenance sidecar ({e.msg})") from None
-    if rec.get("schema") != SCHEMA:
-        raise ValueError(f"{sidecar}: unknown provenance schema {rec.get('schema')!r}")
-    return rec
