@@ -134,7 +134,11 @@ def verify_input(path: str | os.PathLike, digest: str) -> None:
     """Raise IntegrityError, naming the file, if the input `path` (hashing to `digest`) or, for a
     checkpoint manifest, any of its files no longer matches what was recorded."""
     desc = described(path)
-    problems = own_problems(path, digest, desc) or checkpoint_problems(Path(path), desc)[1]
-    if problems:
-        raise IntegrityError(f"input {problems[0]}; the job stops before reading it: restore the file, "
-                             "or delete it and rerun the workflow to remake it")
+    if problems := own_problems(path, digest, desc):
+        remake = "delete it"
+    elif problems := checkpoint_problems(Path(path), desc)[1]:
+        remake = f"delete {path} (the checkpoint's declared output)"  # Snakemake sees the manifest, not the weights
+    else:
+        return
+    raise IntegrityError(f"input {problems[0]}; the job stops before reading it: restore the file, or {remake} "
+                         "and rerun the workflow to remake it")
