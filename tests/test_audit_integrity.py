@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import time
 from pathlib import Path
 
 import pandas as pd
@@ -188,6 +189,21 @@ def test_a_file_copied_with_its_sidecar_from_another_tree_is_replaced_not_stale(
     assert rc == 1
     bad = [p for p in _problems(text) if p.startswith("results/samples/a/if.parquet")]
     assert bad and ": replaced:" in bad[0] and "edited/replaced" in bad[0] and "rerunning the workflow would" in bad[0]
+    assert "(rerun the workflow)" not in text, text
+
+
+def test_an_older_version_put_back_with_its_sidecar_is_replaced_not_stale(tree):
+    samples = Path("results/samples/a/if.parquet")
+    old = {p: p.read_bytes() for p in (samples, prov.sidecar_of(samples))}
+    time.sleep(1.1)  # sidecar times have a resolution of one second
+    _samples("a", Path(MANIFEST_A), "remade")
+    assert _score(samples, Path("results/scores/a/if.parquet"))[0] == 0
+    for p, data in old.items():  # e.g. restored from a backup
+        p.write_bytes(data)
+    rc, text = _audit(TABLE)
+    assert rc == 1
+    bad = [p for p in _problems(text) if p.startswith(f"{samples}:")]
+    assert bad and ": replaced:" in bad[0] and "from another version" in bad[0], text
     assert "(rerun the workflow)" not in text, text
 
 

@@ -65,6 +65,16 @@ class Consumer:
     inp: dict
 
 
+@dataclass
+class Seen:
+    """A file as first visited: each file is hashed and checked against its own records once."""
+    digest: str
+    desc: Described
+    status: str  # ok | EDITED | REPLACED | NO SIDECAR ...
+    note: str  # shown for a file without sidecar
+    consistent: bool  # matches its own sidecar, or the manifest of the checkpoint it belongs to
+
+
 def _in_results_tree(path: Path, consumer: Consumer | None, lin: Lineage) -> bool:
     """Inside the audited folder, or (relative to the consumer's job) in the same top folder as the consumer."""
     if lin.tree is not None and path.resolve().is_relative_to(lin.tree):
@@ -77,6 +87,7 @@ def _in_results_tree(path: Path, consumer: Consumer | None, lin: Lineage) -> boo
 
 
 def _sidecar_problem(name: str, side: Path, consumer: Consumer | None, lin: Lineage, path: Path) -> Problem | None:
+    """Why `path`, which has no sidecar, should have one; None for an external input."""
     if consumer is None and lin.tree is None:
         return Problem(name, "no-sidecar", f"no provenance sidecar {side.name} beside it")
     if consumer is not None and consumer.inp.get("sidecar"):
@@ -100,24 +111,18 @@ def _consumer_problem(name: str, digest: str, seen: Seen, consumer: Consumer, ex
         return Problem(name, "edited", recorded)
     if rec is None:  # a checkpoint file that matches its manifest: the checkpoint was remade
         return Problem(name, "stale", f"{recorded} (rerun the workflow)")
+    # A file remade by the workflow was written here after the result that read its old version
+    # started; one that matches its sidecar but was not is a copy from elsewhere.
     made, read = rec.get("finished") or "", consumer.rec.get("started") or ""
-    if made < read or rec.get("cwd") != consumer.rec.get("cwd"):
-        return Problem(name, "replaced", f"{recorded}; it matches its sidecar, but that says {rec['verb']} wrote it "
-                                         f"at {made} in {rec.get('cwd')}, not after {consumer.name} was made (at "
-                                         f"{read} in {consumer.rec.get('cwd')}): file and sidecar were "
-                                         "edited/replaced together. Restore the originals; rerunning the workflow "
-                                         "would build on the replacement")
-    return Problem(name, "stale", f"{recorded} (rerun the workflow)")
-
-
-@dataclass
-class Seen:
-    """A file as first visited: each file is hashed and checked against its own records once."""
-    digest: str
-    desc: Described
-    status: str  # ok | EDITED | REPLACED | NO SIDECAR ...
-    note: str  # shown for a file without sidecar
-    consistent: bool  # matches its own sidecar, or the manifest of the checkpoint it belongs to
+    if made < read:
+        why = f"{rec['verb']} wrote it at {made}, before {consumer.name} was made (at {read}) from another version"
+    elif rec.get("cwd") != consumer.rec.get("cwd"):
+        why = f"{rec['verb']} wrote it in {rec.get('cwd')}, not in {consumer.rec.get('cwd')} where {consumer.name} was made"
+    else:
+        return Problem(name, "stale", f"{recorded} (rerun the workflow)")
+    return Problem(name, "replaced", f"{recorded}; it matches its sidecar, but that says {why}: file and sidecar "
+                                     "were edited/replaced together. Restore the originals; rerunning the workflow "
+                                     "would build on the replacement")
 
 
 def _checkpoint_record(path: Path) -> tuple[Path, list[tuple[str, str]]] | None:
