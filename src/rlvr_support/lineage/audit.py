@@ -209,11 +209,12 @@ def tree_audit(folder: str | Path) -> tuple[Lineage, Counter]:
     """Every file under `folder`, checked as in a lineage; (the lineage, files per kind of coverage)."""
     folder = Path(folder)
     lin = Lineage(tree=folder.resolve())
-    files = sorted(p for p in folder.rglob("*") if p.is_file())
-    untracked = [p for p in files if any(part in UNTRACKED for part in p.relative_to(folder).parts[:-1])]
-    sidecars = [p for p in files if p.name.endswith(SUFFIX)]
-    data = [p for p in files if p not in set(untracked) | set(sidecars)]
-    counts = Counter()
+    counts, sidecars, data = Counter(), [], []
+    for p in sorted(p for p in folder.rglob("*") if p.is_file()):
+        if part := next((d for d in p.relative_to(folder).parts[:-1] if d in UNTRACKED), None):
+            counts[f"in {part}/ ({UNTRACKED[part]}, not under provenance)"] += 1
+        else:
+            (sidecars if p.name.endswith(SUFFIX) else data).append(p)
     for p in data:
         if not sidecar_of(p).is_file() and _checkpoint_record(p):  # checked when its manifest is
             counts["checkpoint files (checked through their manifests)"] += 1
@@ -223,10 +224,6 @@ def tree_audit(folder: str | Path) -> tuple[Lineage, Counter]:
     for s in sidecars:
         if not Path(str(s)[: -len(SUFFIX)]).is_file():
             lin.problems.append(Problem(_display(s), "missing", "a sidecar whose file is gone"))
-    for part, what in UNTRACKED.items():
-        n = sum(part in p.relative_to(folder).parts[:-1] for p in untracked)
-        if n:
-            counts[f"in {part}/ ({what}, not under provenance)"] += n
     return lin, counts
 
 
@@ -346,7 +343,7 @@ def run(path: str, row: str | None = None, column: str | None = None, say=print)
         if row is not None:
             raise ValueError(f"{path}: --row explains a number of one table, not of a folder")
         lin, counts = tree_audit(path)
-        say(f"{sum(counts.values())} files under {_display(Path(path))}:")
+        say(f"{sum(counts.values())} files under {_display(Path(path))}, besides their sidecars:")
         for what, n in sorted(counts.items()):
             say(f"  {n} {what}")
     else:
