@@ -25,7 +25,8 @@ How a verb declares its files (cli.py calls `begin` before and `finish` after ev
   written during the run. Every output gets its own sidecar.
 * A checkpoint manifest (a JSON output with a `model_dir` key) lists the files of its model
   directory, and the files written beside it during the run, as `artifacts` with their sha256:
-  the weights are checked by `audit` without a sidecar per shard.
+  the weights are checked, by every job that reads the manifest and by `audit`, against these and
+  against the manifest's own `sha256` map, without a sidecar per shard.
 """
 
 from __future__ import annotations
