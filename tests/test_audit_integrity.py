@@ -5,6 +5,7 @@ small results tree with real sidecars written by the project's own provenance wr
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import time
 from pathlib import Path
@@ -57,8 +58,6 @@ def _score(samples: Path, out: Path, capsys=None) -> tuple[int, str]:
 def _build(root: Path, word: str) -> None:
     """results/: prompts, checkpoints a and b, their samples and scores, and a table made from both."""
     root.mkdir(parents=True, exist_ok=True)
-    import os
-
     here = Path.cwd()
     os.chdir(root)
     try:

@@ -117,7 +117,8 @@ def _consumer_problem(name: str, digest: str, seen: Seen, consumer: Consumer, ex
     if made < read:
         why = f"{rec['verb']} wrote it at {made}, before {consumer.name} was made (at {read}) from another version"
     elif rec.get("cwd") != consumer.rec.get("cwd"):
-        why = f"{rec['verb']} wrote it in {rec.get('cwd')}, not in {consumer.rec.get('cwd')} where {consumer.name} was made"
+        why = (f"{rec['verb']} wrote it in {rec.get('cwd')}, not in {consumer.rec.get('cwd')} where "
+               f"{consumer.name} was made")
     else:
         return Problem(name, "stale", f"{recorded} (rerun the workflow)")
     return Problem(name, "replaced", f"{recorded}; it matches its sidecar, but that says {why}: file and sidecar "
@@ -144,7 +145,8 @@ def _first_visit(path: Path, name: str, lin: Lineage, consumer: Consumer | None)
         manifest, records = ckpt
         covered, note = True, f"a checkpoint file, checked against {_display(manifest)}"
         own = [Problem(name, "edited", f"sha256 {_short(digest)} differs from {_short(sha)} recorded in {where} "
-                                       "when the checkpoint was written") for sha, where in records if sha != digest][:1]
+                                       "when the checkpoint was written")
+               for sha, where in records if sha != digest][:1]
     elif desc.rec is None and (p := _sidecar_problem(name, desc.sidecar, consumer, lin, path)):
         own = [p]
     elif desc.rec is None and consumer is not None:
