@@ -205,8 +205,7 @@ def _now() -> str:
 
 
 def begin(args: argparse.Namespace, argv: list[str], rule: str | None = None) -> Record | None:
-    """Hash the inputs, check each against its recorded sha256 (integrity.py; IntegrityError names
-    the first that differs) and drop stale sidecars of the outputs; None when the verb opts out."""
+    """Hash the inputs and drop stale sidecars of the outputs; None when the verb opts out."""
     if not getattr(args, "prov", True):
         return None
     cwd = Path.cwd()
@@ -226,7 +225,9 @@ def begin(args: argparse.Namespace, argv: list[str], rule: str | None = None) ->
     hashed = []
     for p in inputs:
         digest = sha256_file(p)
-        verify_input(p, digest)  # the one place every verb's inputs pass before the verb reads them
+        # the one place every verb's inputs pass before the verb reads them: an input that no longer
+        # matches its recorded sha256 stops the job here (IntegrityError, naming the file)
+        verify_input(p, digest)
         hashed.append({"path": _rel(p, cwd), "sha256": digest, "bytes": Path(p).stat().st_size,
                        "sidecar": _rel(sidecar_of(p), cwd) if sidecar_of(p).is_file() else None})
     params = {k: _jsonable(v) for k, v in vars(args).items() if not k.startswith("prov") and k not in ("fn", "verb")}
