@@ -181,11 +181,13 @@ def test_explain_one_number_recomputes_it_from_the_score_files(smoke_run, monkey
 
 def test_explain_a_number_of_one_benchmark_of_a_file_with_two(tmp_path, monkeypatch):
     from benchmark_scores import write_benchmark_scores
+    from provenance_helpers import declare
 
     monkeypatch.chdir(tmp_path)
     scores = write_benchmark_scores(Path("results/scores"), "base", "math",
                                     {"gsm8k": {"g0": [1, 0, 0, 0], "g1": [0, 0, 0, 0]},
                                      "math500": {"m0": [1, 1], "m1": [0, 1], "m2": [0, 0]}})
+    declare(scores, "score")  # a score file without sidecar would be a finding of the audit
     assert main(["passk-table", "--scores", str(scores), "--scores-root", "results/scores",
                  "--cfg", json.dumps({"bootstrap": 50, "ci": 0.9, "seed": 0}), "--out", "results/tables/passk.csv",
                  "--headline", "results/tables/headline.csv"]) == 0

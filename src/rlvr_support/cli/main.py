@@ -286,7 +286,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = verb("audit", cmd_audit, "Lineage of a result down to data, config and code, re-checking every "
              "sha256 (exit 1 names the first file that no longer matches); with --row, explain one number.")
-    s.add_argument("file", help="a table, figure or any file with a .prov.json sidecar")
+    s.add_argument("file", help="a table, figure or any file with a .prov.json sidecar; or a folder (results/): "
+                   "every file under it")
     s.add_argument("--row", help="select one table row: col=value,col=value (e.g. chain=math,eval_set=if,metric=pass@k,k=1)")
     s.add_argument("--column", default="mean", help="the column of that row to explain (default: mean)")
     s.set_defaults(prov=False)
@@ -324,6 +325,27 @@ def stay_offline(verb: str) -> None:
             os.environ.setdefault(var, "1")
 
 
+def missing_column(e: KeyError, inputs: list[str]) -> str | None:
+    """The error to show when a verb fails with `e` because an input Parquet/CSV lacks a column it
+    needs: pandas names the column, not the file, so find the input without it. None when no input
+    lacks it (a bug, whose traceback is the better report)."""
+    import re
+
+    from rlvr_support.storage.atomic import columns_of
+
+    key = e.args[0] if e.args else None
+    if not isinstance(key, str):
+        return None
+    # KeyError('a'), or KeyError("['a', 'b'] not in index") when several were asked for at once
+    wanted = re.findall(r"'([^']+)'", key) if "not in index" in key or "are in the" in key else [key]
+    for path in inputs:
+        cols = columns_of(path)
+        lacking = [c for c in wanted if cols is not None and c not in cols]
+        if lacking:
+            return f"{path}: no column {lacking[0]!r}, which this verb needs (its columns: {', '.join(cols)})"
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     from rlvr_support.lineage import provenance
 
@@ -344,5 +366,13 @@ def main(argv: list[str] | None = None) -> int:
             return rc
     except (ValueError, FileNotFoundError, GPUUnavailableError) as e:
         print(f"error: {e}", file=sys.stderr)
+        return 1
+    except KeyError as e:
+        from rlvr_support.storage.atomic import MissingColumnError
+
+        message = missing_column(e, provenance.declared_files(args)[0] if getattr(args, "prov", True) else [])
+        if message is None and not isinstance(e, MissingColumnError):
+            raise
+        print(f"error: {message or e}", file=sys.stderr)
         return 1
     return 0

@@ -2,10 +2,23 @@
 
 `audit <file>` follows the provenance sidecars (provenance.py) from a table or figure down to
 the data, printing for each file the verb/rule, config, seeds and code version that made it,
-and re-hashing every file on the way (model weights included, via the checkpoint manifest's
-`artifacts`). A file is *edited* when it no longer matches its own sidecar, *stale* when it
-changed after a file made from it was written. The first such file is named and the exit
-status is 1.
+and re-hashing every file on the way (model weights included, against both the checkpoint
+manifest's `sha256` map and its sidecar's `artifacts`: integrity.py). A file is
+
+* *edited* when it no longer matches its own sidecar (or a manifest's record of it);
+* *replaced* when its sidecar describes another file, or when file and sidecar agree but the
+  sidecar says it was made before, or in another working directory than, the job that read
+  it: file and sidecar were put there from elsewhere, and rerunning the workflow would build
+  on the replacement, so the audit says restore, not rerun;
+* *stale* when it was remade, here, after a file made from it was written (rerun the workflow);
+* *no-sidecar* when it lies inside the results tree (the folder of the result that read it)
+  without a sidecar, or its sidecar was there when a result read it and is gone now; only a
+  file outside the tree (a config file, a downloaded model) is taken for an external input.
+
+The first such file is named and the exit status is 1. `audit <folder>` (e.g. `audit
+results/`) checks every file under the folder this way: each with a sidecar, each checkpoint
+file through its manifest; any other file is a finding, except in Snakemake's `logs/` and
+`benchmarks/` and training's `_partial/` resume state (UNTRACKED), which are counted only.
 
 `audit <table> --row chain=math,eval_set=if,metric=pass@k,k=1 --column mean` explains one
 number: which score and sample files it comes from, how many prompts and samples, the
@@ -18,107 +31,162 @@ from __future__ import annotations
 
 import inspect
 import json
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
 
-from rlvr_support.lineage import provenance as prov
+from rlvr_support.lineage.sidecar import SUFFIX, Described, described, job_root, load, sha256_file, sidecar_of
+from rlvr_support.lineage.integrity import Problem, checkpoint_files, checkpoint_problems, own_problems
+from rlvr_support.lineage.integrity import display_path as _display
+from rlvr_support.lineage.integrity import short as _short
 
-
-@dataclass
-class Problem:
-    path: str
-    kind: str  # missing | edited | stale | no-sidecar
-    detail: str
-
-    def __str__(self) -> str:
-        return f"{self.path}: {self.kind}: {self.detail}"
+# Folders of a results tree that hold no results: never a finding for lacking sidecars.
+UNTRACKED = {"logs": "Snakemake logs", "benchmarks": "Snakemake benchmark records",
+             "_partial": "resume state of unfinished training jobs"}
 
 
 @dataclass
 class Lineage:
     problems: list[Problem] = field(default_factory=list)
-    seen: dict = field(default_factory=dict)  # resolved path -> (sha256, edited): each file is read once
+    seen: dict = field(default_factory=dict)  # resolved path -> Seen
     codes: dict = field(default_factory=dict)   # package hash -> code version
     lines: list[str] = field(default_factory=list)
     configs: set = field(default_factory=set)
+    tree: Path | None = None  # the folder audited as a whole, if any
 
 
-def _job_root(sidecar: Path, rec: dict) -> Path:
-    """The working directory of the job that wrote the sidecar (paths in it are relative to that)."""
-    return (sidecar.parent / rec.get("root", ".")).resolve()
+@dataclass
+class Consumer:
+    """The file whose sidecar lists the one being visited as an input, and that input entry."""
+    name: str
+    rec: dict
+    inp: dict
 
 
-def _short(h: str | None) -> str:
-    return (h or "?")[:12]
+@dataclass
+class Seen:
+    """A file as first visited: each file is hashed and checked against its own records once."""
+    digest: str
+    desc: Described
+    status: str  # ok | EDITED | REPLACED | NO SIDECAR ...
+    note: str  # shown for a file without sidecar
+    consistent: bool  # matches its own sidecar, or the manifest of the checkpoint it belongs to
 
 
-def _display(path: Path) -> str:
-    try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
-    except ValueError:
-        return str(path)
+def _in_results_tree(path: Path, consumer: Consumer | None, lin: Lineage) -> bool:
+    """Inside the audited folder, or (relative to the consumer's job) in the same top folder as the consumer."""
+    if lin.tree is not None and path.resolve().is_relative_to(lin.tree):
+        return True
+    if consumer is None:
+        return False
+    inp, out = Path(consumer.inp["path"]), Path(consumer.rec.get("self", ""))
+    return (not inp.is_absolute() and not out.is_absolute() and len(inp.parts) > 1 and len(out.parts) > 1
+            and inp.parts[0] == out.parts[0] != "..")
 
 
-def _check_artifacts(entry: dict, root: Path, lin: Lineage) -> str:
-    arts = entry.get("artifacts") or []
-    bad = 0
-    for a in arts:
-        p = root / a["path"]
-        if not p.is_file():
-            lin.problems.append(Problem(_display(p), "missing", "checkpoint file listed in the manifest's sidecar is gone"))
-            bad += 1
-        elif (h := prov.sha256_file(p)) != a["sha256"]:
-            lin.problems.append(Problem(_display(p), "edited",
-                                        f"sha256 {_short(h)} differs from {_short(a['sha256'])} recorded when the checkpoint was written"))
-            bad += 1
-    return f" + {len(arts)} checkpoint files {'ok' if not bad else f'({bad} BAD)'}" if arts else ""
+def _sidecar_problem(name: str, side: Path, consumer: Consumer | None, lin: Lineage, path: Path) -> Problem | None:
+    """Why `path`, which has no sidecar, should have one; None for an external input."""
+    if consumer is None and lin.tree is None:
+        return Problem(name, "no-sidecar", f"no provenance sidecar {side.name} beside it")
+    if consumer is not None and consumer.inp.get("sidecar"):
+        return Problem(name, "no-sidecar", f"its sidecar {side.name} is gone; it was there when {consumer.name} was "
+                                           "made from it")
+    if _in_results_tree(path, consumer, lin):
+        return Problem(name, "no-sidecar", f"no provenance sidecar {side.name} beside it, inside the results tree")
+    return None
 
 
-def _visit(path: Path, lin: Lineage, depth: int, expected: str | None, consumer: str | None) -> None:
+def _consumer_problem(name: str, digest: str, seen: Seen, consumer: Consumer, external: bool) -> Problem | None:
+    """`name` hashes to `digest`, not to what `consumer` recorded when it was made from it: why."""
+    recorded = f"sha256 {_short(digest)} differs from {_short(consumer.inp['sha256'])} recorded when " \
+               f"{consumer.name} was made from it"
+    rec = seen.desc.rec
+    if not seen.consistent:
+        if rec is not None:
+            return None  # its own check already says edited or replaced
+        if external:
+            return Problem(name, "stale", f"{recorded}: the external input changed (rerun the workflow to use it)")
+        return Problem(name, "edited", recorded)
+    if rec is None:  # a checkpoint file that matches its manifest: the checkpoint was remade
+        return Problem(name, "stale", f"{recorded} (rerun the workflow)")
+    # A file remade by the workflow was written here after the result that read its old version
+    # started; one that matches its sidecar but was not is a copy from elsewhere.
+    made, read = rec.get("finished") or "", consumer.rec.get("started") or ""
+    if made < read:
+        why = f"{rec['verb']} wrote it at {made}, before {consumer.name} was made (at {read}) from another version"
+    elif rec.get("cwd") != consumer.rec.get("cwd"):
+        why = (f"{rec['verb']} wrote it in {rec.get('cwd')}, not in {consumer.rec.get('cwd')} where "
+               f"{consumer.name} was made")
+    else:
+        return Problem(name, "stale", f"{recorded} (rerun the workflow)")
+    return Problem(name, "replaced", f"{recorded}; it matches its sidecar, but that says {why}: file and sidecar "
+                                     "were edited/replaced together. Restore the originals; rerunning the workflow "
+                                     "would build on the replacement")
+
+
+def _checkpoint_record(path: Path) -> tuple[Path, list[tuple[str, str]]] | None:
+    """(manifest, [(sha256, where recorded)]) when `path` is a file of a checkpoint: listed by a
+    manifest beside it or one folder up (the weights in model/, monitor.csv beside the manifest)."""
+    me = path.resolve()
+    for folder in (path.parent, path.parent.parent):
+        for m in sorted(folder.glob("*.json")):
+            if me in (files := checkpoint_files(m, described(m))):
+                return m, files[me][1]
+    return None
+
+
+def _first_visit(path: Path, name: str, lin: Lineage, consumer: Consumer | None) -> Seen:
+    digest, desc = sha256_file(path), described(path)
+    own, note, covered = own_problems(name, digest, desc), "no sidecar", False
+    if desc.rec is None and (ckpt := _checkpoint_record(path)):
+        # a checkpoint's file: its manifest and the manifest's sidecar are its provenance
+        manifest, records = ckpt
+        covered, note = True, f"a checkpoint file, checked against {_display(manifest)}"
+        own = [Problem(name, "edited", f"sha256 {_short(digest)} differs from {_short(sha)} recorded in {where} "
+                                       "when the checkpoint was written")
+               for sha, where in records if sha != digest][:1]
+    elif desc.rec is None and (p := _sidecar_problem(name, desc.sidecar, consumer, lin, path)):
+        own = [p]
+    elif desc.rec is None and consumer is not None:
+        note = "no sidecar: external input"
+    lin.problems += own
+    return Seen(digest, desc, own[0].kind.upper() if own else "ok", note,
+                consistent=not own and (desc.entry is not None or covered))
+
+
+def _visit(path: Path, lin: Lineage, depth: int, consumer: Consumer | None) -> None:
     pad = "  " * depth
     name = _display(path)
     if not path.is_file():
-        lin.problems.append(Problem(name, "missing", f"needed by {consumer}" if consumer else "no such file"))
+        lin.problems.append(Problem(name, "missing", f"needed by {consumer.name}" if consumer else "no such file"))
         lin.lines.append(f"{pad}{name}  MISSING")
         return
     key = str(path.resolve())
     revisit = key in lin.seen
+    if not revisit:
+        lin.seen[key] = _first_visit(path, name, lin, consumer)
+    seen = lin.seen[key]
+    status, desc = seen.status, seen.desc
+    if consumer is not None and seen.digest != consumer.inp["sha256"]:
+        external = not _in_results_tree(path, consumer, lin) and not consumer.inp.get("sidecar")
+        if p := _consumer_problem(name, seen.digest, seen, consumer, external):
+            lin.problems.append(p)
+            status = p.kind.upper()
     if revisit:
-        digest, edited = lin.seen[key]
-    else:
-        digest = prov.sha256_file(path)
-        side = prov.sidecar_of(path)
-        rec = prov.load(side) if side.is_file() else None
-        root = _job_root(side, rec) if rec else None
-        own = next((o for o in rec.get("outputs", []) if (root / o["path"]).resolve() == path.resolve()), None) if rec else None
-        edited = own is not None and own["sha256"] != digest
-        lin.seen[key] = (digest, edited)
-    status = "ok"
-    if expected is not None and digest != expected and not edited:
-        # it matches its own sidecar, so it was remade after `consumer` read it
-        status = "STALE"
-        lin.problems.append(Problem(name, "stale", f"sha256 {_short(digest)} differs from {_short(expected)} "
-                                                   f"recorded when {consumer} was made from it (rerun the workflow)"))
-    if revisit:
-        lin.lines.append(f"{pad}{name}  sha256 {_short(digest)} {status} (see above)")
+        lin.lines.append(f"{pad}{name}  sha256 {_short(seen.digest)} {status} (see above)")
         return
-    if rec is None:
-        if consumer is None:
-            lin.problems.append(Problem(name, "no-sidecar", f"no provenance sidecar {side.name} beside it"))
-        lin.lines.append(f"{pad}{name}  sha256 {_short(digest)} {status}  (no sidecar: external input)")
+    n_ckpt, bad_ckpt = checkpoint_problems(Path(name), desc)
+    lin.problems += bad_ckpt
+    arts = f" + {n_ckpt} checkpoint files {'ok' if not bad_ckpt else f'({len(bad_ckpt)} BAD)'}" if n_ckpt else ""
+    if desc.rec is None:
+        lin.lines.append(f"{pad}{name}  sha256 {_short(seen.digest)} {status}{arts}  ({seen.note})")
         return
-    if own is None:
-        lin.problems.append(Problem(name, "edited", f"{side.name} does not describe this file"))
-    elif edited:
-        status = "EDITED"
-        lin.problems.append(Problem(name, "edited", f"sha256 {_short(digest)} differs from {_short(own['sha256'])} "
-                                                    f"recorded in {side.name} when {rec['verb']} wrote it"))
-    arts = _check_artifacts(own or {}, root, lin)
+    rec, root = desc.rec, desc.root
     code = rec.get("code", {})
     lin.codes.setdefault(code.get("package_hash"), code)
-    lin.lines.append(f"{pad}{name}  sha256 {_short(digest)} {status}{arts}")
+    lin.lines.append(f"{pad}{name}  sha256 {_short(seen.digest)} {status}{arts}")
     lin.lines.append(f"{pad}  made by rule {rec.get('rule')} (verb {rec['verb']}) on {rec.get('host')} "
                      f"at {rec.get('finished')}; code {_short(code.get('git_commit'))}"
                      f"{'+dirty' if code.get('git_dirty') else ''} package {code.get('package_hash')}")
@@ -130,13 +198,35 @@ def _visit(path: Path, lin: Lineage, depth: int, expected: str | None, consumer:
     if rec.get("seeds"):
         lin.lines.append(f"{pad}  seeds: {json.dumps(rec['seeds'], sort_keys=True)}")
     for inp in rec.get("inputs", []):
-        _visit(root / inp["path"], lin, depth + 1, inp["sha256"], name)
+        _visit(root / inp["path"], lin, depth + 1, Consumer(name, rec, inp))
 
 
 def lineage(path: str | Path) -> Lineage:
     lin = Lineage()
-    _visit(Path(path), lin, 0, None, None)
+    _visit(Path(path), lin, 0, None)
     return lin
+
+
+def tree_audit(folder: str | Path) -> tuple[Lineage, Counter]:
+    """Every file under `folder`, checked as in a lineage; (the lineage, files per kind of coverage)."""
+    folder = Path(folder)
+    lin = Lineage(tree=folder.resolve())
+    counts, sidecars, data = Counter(), [], []
+    for p in sorted(p for p in folder.rglob("*") if p.is_file()):
+        if part := next((d for d in p.relative_to(folder).parts[:-1] if d in UNTRACKED), None):
+            counts[f"in {part}/ ({UNTRACKED[part]}, not under provenance)"] += 1
+        else:
+            (sidecars if p.name.endswith(SUFFIX) else data).append(p)
+    for p in data:
+        if not sidecar_of(p).is_file() and _checkpoint_record(p):  # checked when its manifest is
+            counts["checkpoint files (checked through their manifests)"] += 1
+            continue
+        counts["with a sidecar" if sidecar_of(p).is_file() else "without a sidecar"] += 1
+        _visit(p, lin, 0, None)
+    for s in sidecars:
+        if not Path(str(s)[: -len(SUFFIX)]).is_file():
+            lin.problems.append(Problem(_display(s), "missing", "a sidecar whose file is gone"))
+    return lin, counts
 
 
 # ------------------------------------------------------------------ explaining one number
@@ -173,7 +263,7 @@ def explain_passk(table_path: Path, rec: dict, sidecar: Path, row: pd.Series, co
     from rlvr_support.analysis.scores import benchmark_matrices, parse_score_path
     from rlvr_support.metrics import bootstrap, passk
 
-    root = _job_root(sidecar, rec)
+    root = job_root(sidecar, rec)
     metric, k = row.get("metric"), row.get("k")
     stat = {"mean": "point", "ci_low": "low", "ci_high": "high", "seed_std": "seed_std"}.get(column)
     if metric is None:  # the headline table: columns like pass@1, best@kmax_lo
@@ -194,8 +284,8 @@ def explain_passk(table_path: Path, rec: dict, sidecar: Path, row: pd.Series, co
     say(f"\n{metric} at k={k}, {stat} over {len(files)} RL seed(s) of chain {row['chain']} on eval set "
         f"{row['eval_set']}, benchmark {bench}:")
     for f in files:
-        sc = prov.sidecar_of(f.path)
-        samples = [i["path"] for i in prov.load(sc)["inputs"] if "/samples/" in i["path"]] if sc.is_file() else []
+        sc = sidecar_of(f.path)
+        samples = [i["path"] for i in load(sc)["inputs"] if "/samples/" in i["path"]] if sc.is_file() else []
         mats = benchmark_matrices(f.path)
         for b, (ids, success, graded) in mats.items():
             if bench in (b, POOLED):
@@ -228,10 +318,10 @@ EXPLAINERS = {"passk-table": explain_passk}
 
 def explain(path: str | Path, selector: str, column: str, say=print) -> bool:
     path = Path(path)
-    side = prov.sidecar_of(path)
+    side = sidecar_of(path)
     if not side.is_file():
         raise FileNotFoundError(f"{path}: no provenance sidecar {side}")
-    rec = prov.load(side)
+    rec = load(side)
     table = pd.read_csv(path)
     if column not in table:
         raise ValueError(f"{path}: no column {column!r} (columns: {', '.join(table.columns)})")
@@ -249,10 +339,19 @@ def explain(path: str | Path, selector: str, column: str, say=print) -> bool:
 
 
 def run(path: str, row: str | None = None, column: str | None = None, say=print) -> int:
-    """The `audit` verb: lineage with checks, then (with --row) one number explained. Exit status."""
-    lin = lineage(path)
-    for line in lin.lines:
-        say(line)
+    """The `audit` verb: lineage with checks, then (with --row) one number explained; or, for a
+    folder, every file under it checked. Exit status."""
+    if Path(path).is_dir():
+        if row is not None:
+            raise ValueError(f"{path}: --row explains a number of one table, not of a folder")
+        lin, counts = tree_audit(path)
+        say(f"{sum(counts.values())} files under {_display(Path(path))}, besides their sidecars:")
+        for what, n in sorted(counts.items()):
+            say(f"  {n} {what}")
+    else:
+        lin = lineage(path)
+        for line in lin.lines:
+            say(line)
     say("\ncode versions: " + "; ".join(
         f"package {h} = git {_short(c.get('git_commit'))}{' (dirty)' if c.get('git_dirty') else ''}"
         for h, c in lin.codes.items()))

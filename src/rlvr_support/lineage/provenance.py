@@ -5,7 +5,9 @@ command line, every argument (the config sections arrive as JSON, so this is the
 job used), the seeds, the sha256 of every input with a pointer to that input's own sidecar,
 the sha256 of every output, the code version (git commit, dirty flag, a hash of the package
 source), package versions, host and start/end time. `python -m rlvr_support audit` walks these
-pointers down to the data and re-checks every checksum (see audit.py).
+pointers down to the data and re-checks every checksum (see audit.py); `begin` checks every input
+against its sidecar (and a checkpoint manifest's weights against the manifest) before the verb
+reads it (see integrity.py).
 
 Times and hosts live only in sidecars, never in the outputs, so outputs stay byte-identical
 across reruns.
@@ -23,7 +25,8 @@ How a verb declares its files (cli.py calls `begin` before and `finish` after ev
   written during the run. Every output gets its own sidecar.
 * A checkpoint manifest (a JSON output with a `model_dir` key) lists the files of its model
   directory, and the files written beside it during the run, as `artifacts` with their sha256:
-  the weights are checked by `audit` without a sidecar per shard.
+  the weights are checked, by every job that reads the manifest and by `audit`, against these and
+  against the manifest's own `sha256` map, without a sidecar per shard.
 """
 
 from __future__ import annotations
@@ -31,7 +34,6 @@ from __future__ import annotations
 import argparse
 import datetime as _dt
 import functools
-import hashlib
 import json
 import os
 import platform
@@ -44,9 +46,10 @@ from pathlib import Path
 
 from rlvr_support.storage.atomic import write_json
 from rlvr_support.lineage.codehash import PACKAGE, code_hash
+from rlvr_support.lineage.integrity import verify_input
+# the reading side of the format, used here and re-exported for callers of this module
+from rlvr_support.lineage.sidecar import SCHEMA, SUFFIX, load, sha256_file, sidecar_of  # noqa: F401
 
-SUFFIX = ".prov.json"
-SCHEMA = "rlvr-support/provenance/1"
 OUTPUT_DESTS = ("out", "out_dir", "headline")
 PACKAGES = ("rlvr-support", "torch", "transformers", "trl", "accelerate", "datasets", "tokenizers",
             "snakemake", "numpy", "pandas", "pyarrow", "matplotlib", "seaborn", "math-verify", "vllm")
@@ -54,18 +57,6 @@ PACKAGES = ("rlvr-support", "torch", "transformers", "trl", "accelerate", "datas
 RULE_OF_VERB = {"data": "toy_data", "corpus": "toy_corpus", "pretrain": "pretrain_base",
                 "base-metrics": "base_metrics", "train": "train_stage", "sample": "sample", "score": "score",
                 "passk-table": "passk_table"}
-
-
-def sidecar_of(path: str | os.PathLike) -> Path:
-    return Path(f"{os.fspath(path)}{SUFFIX}")
-
-
-def sha256_file(path: str | os.PathLike, chunk: int = 1 << 20) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        while block := f.read(chunk):
-            h.update(block)
-    return h.hexdigest()
 
 
 def _is_data_file(p: Path) -> bool:
@@ -228,21 +219,27 @@ def begin(args: argparse.Namespace, argv: list[str], rule: str | None = None) ->
         derive = getattr(args, "prov_rule", None)
         rule = derive(args) if callable(derive) else derive or RULE_OF_VERB.get(args.verb, args.verb.replace("-", "_"))
         rule_source = "derived from the verb"
+    missing = [p for p in inputs if not Path(p).is_file()]
+    if missing:
+        raise FileNotFoundError(f"input file {missing[0]} does not exist")
+    hashed = []
+    for p in inputs:
+        digest = sha256_file(p)
+        # the one place every verb's inputs pass before the verb reads them: an input that no longer
+        # matches its recorded sha256 stops the job here (IntegrityError, naming the file)
+        verify_input(p, digest)
+        hashed.append({"path": _rel(p, cwd), "sha256": digest, "bytes": Path(p).stat().st_size,
+                       "sidecar": _rel(sidecar_of(p), cwd) if sidecar_of(p).is_file() else None})
     params = {k: _jsonable(v) for k, v in vars(args).items() if not k.startswith("prov") and k not in ("fn", "verb")}
     rec = Record(
         schema=SCHEMA, rule=rule, rule_source=rule_source, verb=args.verb,
         command=[Path(sys.executable).name, "-m", "rlvr_support", *argv],
         args=params, config={k: v for k, v in params.items() if isinstance(v, dict)},
         seeds=_seeds(params),
-        inputs=[{"path": _rel(p, cwd), "sha256": sha256_file(p), "bytes": Path(p).stat().st_size,
-                 "sidecar": _rel(sidecar_of(p), cwd) if sidecar_of(p).is_file() else None}
-                for p in inputs if Path(p).is_file()],
+        inputs=hashed,
         code=code_version(), packages=package_versions(),
         host=socket.gethostname(), platform=platform.platform(), cwd=str(cwd), started=_now(),
     )
-    missing = [p for p in inputs if not Path(p).is_file()]
-    if missing:
-        raise FileNotFoundError(f"input file {missing[0]} does not exist")
     rec._t0 = time.time()
     rec._declared = outputs
     return rec
@@ -270,13 +267,3 @@ def finish(rec: Record | None) -> list[Path]:
         write_json(side, {**rec, "self": _rel(p, cwd), "root": os.path.relpath(cwd, side.parent.resolve())})
         written.append(side)
     return written
-
-
-def load(sidecar: str | os.PathLike) -> dict:
-    try:
-        rec = json.loads(Path(sidecar).read_text())
-    except json.JSONDecodeError as e:
-        raise ValueError(f"{sidecar}: not a valid provenance sidecar ({e.msg})") from None
-    if rec.get("schema") != SCHEMA:
-        raise ValueError(f"{sidecar}: unknown provenance schema {rec.get('schema')!r}")
-    return rec

@@ -21,6 +21,7 @@ from pathlib import Path
 import pandas as pd
 
 from rlvr_support.config.benchmarks import prompt_benchmark
+from rlvr_support.storage.atomic import MissingColumnError
 from rlvr_support.scoring.verifiers.ifeval import (
     IFResult,
     InstructionError,
@@ -113,7 +114,7 @@ def score_samples(
     """Score every sample row; output rows are in input order (see module doc)."""
     for col in ("prompt_id", "sample_idx", "text"):
         if col not in samples.columns:
-            raise ValueError(f"samples: missing column {col!r}")
+            raise MissingColumnError(col, "samples")
     pids = [str(p) for p in samples["prompt_id"]]
     unknown = sorted({p for p in pids if p not in prompts})
     if unknown:

@@ -89,3 +89,35 @@ def read_parquet(path):
         return pd.read_parquet(path)
     except (pyarrow.ArrowInvalid, OSError) as e:
         raise ValueError(f"{path}: unreadable Parquet file (truncated or corrupt?): {e}") from None
+
+
+class MissingColumnError(KeyError):
+    """A table lacks a column that is needed. Raised where the table is used, which knows the
+    column but not the file it was read from; cli/main.py names the input file that lacks it."""
+
+    def __init__(self, column: str, table: str):
+        super().__init__(column)
+        self.column, self.table = column, table
+
+    def __str__(self) -> str:
+        return f"{self.table}: missing column {self.column!r}"
+
+
+def columns_of(path) -> list[str] | None:
+    """The column names of a Parquet or CSV file (from its schema or header line); None for any
+    other file or one that cannot be read."""
+    import csv
+
+    import pyarrow
+    import pyarrow.parquet as pq
+
+    path = Path(path)
+    try:
+        if path.suffix == ".parquet":
+            return list(pq.read_schema(path).names)
+        if path.suffix == ".csv":
+            with open(path, newline="") as f:
+                return next(csv.reader(f), [])
+    except (pyarrow.ArrowInvalid, OSError, UnicodeDecodeError, csv.Error):
+        return None
+    return None
