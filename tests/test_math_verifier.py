@@ -208,3 +208,22 @@ def test_identical_pairs_verified_once(monkeypatch):
 def test_length_mismatch():
     with pytest.raises(ValueError):
         score_math_batch(["a"], [])
+
+
+def test_a_long_boxed_answer_is_verified_whole():
+    # Answers past 2,000 characters used to be cut before math-verify saw them, so a correct
+    # long answer scored false with no sign of why (issue 17, item 5).
+    number = "7" * 2100
+    ones = "+".join(["1"] * 1100)  # 2,199 characters whose value is 1100
+    res = score_math_batch([f"so \\boxed{{{number}}}", f"\\boxed{{{ones}}} done"], [number, "1100"], timeout_s=30.0)
+    assert [r.extracted for r in res] == [number, ones]
+    assert [(r.correct, r.timeout) for r in res] == [(True, False), (True, False)]
+
+
+def test_a_long_boxed_answer_too_slow_to_verify_is_marked_a_timeout():
+    # The cost of a long answer is bounded by the worker's time limit, and a sample that hits
+    # it says so (timeout=True) rather than reading as a plain wrong answer.
+    ones = "+".join(["1"] * 3000)
+    vm._CACHE.clear()
+    res = score_math_batch([f"\\boxed{{{ones}}}"], ["3000"], timeout_s=0.05)
+    assert res[0].extracted == ones and res[0].timeout and not res[0].correct

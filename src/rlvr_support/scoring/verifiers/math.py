@@ -11,6 +11,8 @@
   processes (`_math_worker.py`) with a hard per-sample time limit: a worker that
   exceeds it is killed and replaced, so `\\boxed{9^{9^{9^9}}}` costs about
   `timeout_s`, from any thread. math-verify's own signal-based timeouts are off.
+  The same limit bounds a long `\\boxed{...}`, which is passed whole: a cut would score a
+  correct long answer false, a timeout is reported as one.
 
 Model output is never passed to eval/sympify here; only math-verify's parser sees
 it, inside a memory-limited, killable process.
@@ -52,7 +54,7 @@ _COMMAND = r"[ \t]+\\[A-Za-z]"  # 2 \cdot 3
 _CONTINUES = re.compile(f"{_GLUED}|{_OPERATION}|{_COMMAND}")
 _HASHES = re.compile(r"####[ \t]*")
 _BOXED = re.compile(r"\\(?:boxed|fbox)\s*\{")
-_MAX_ANSWER = 500  # longer "answers" are cut: nobody's final answer is a page
+_MAX_ANSWER = 500  # longer answers after a phrase are cut: nobody's final answer is a page
 
 
 def _brace_partners(text: str) -> dict[int, int]:
@@ -104,7 +106,10 @@ def extract_answer(text: str) -> str | None:
 
         def boxed(m):
             close = partners.get(m.end() - 1)
-            return None if close is None else text[m.end() : close].strip()[: _MAX_ANSWER * 4]
+            # Not cut: the braces delimit it, and math-verify's cost on a long one is bounded
+            # by the worker's timeout_s and memory limit (a timeout is reported as such, not as
+            # a wrong answer), where a cut would score a correct long answer false.
+            return None if close is None else text[m.end() : close].strip()
 
         candidates.append(_last(_BOXED.finditer(text), boxed))
     if "####" in text:
