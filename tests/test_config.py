@@ -27,6 +27,7 @@ def test_shipped_configs_are_valid(path):
     (lambda c: c["sampling"].__setitem__("top_p", 1.5), "sampling.top_p"),
     (lambda c: c.__setitem__("chains", ["math-if"]), "'math-if' continues from 'math'"),
     (lambda c: c.__setitem__("chains", ["physics"]), "chains.0"),
+    (lambda c: c["scoring"].__setitem__("math_extraction", "loose"), "scoring.math_extraction: 'loose' is not one of"),
 ])
 def test_bad_config_names_the_key(mutate, message):
     cfg = copy.deepcopy(DEFAULT)
@@ -45,3 +46,16 @@ def test_snakemake_refuses_a_bad_config_before_any_job(tmp_path):
     assert proc.returncode != 0
     assert "rl.stepz: unknown key" in proc.stdout + proc.stderr
     assert not (tmp_path / "results").exists()
+
+
+def test_math_extraction_defaults_to_strict_in_one_place():
+    from rlvr_support.config.defaults import fill_defaults
+    from rlvr_support.scoring.score import scoring_options
+
+    cfg = copy.deepcopy(DEFAULT)
+    cfg["scoring"].pop("math_extraction")
+    assert fill_defaults(validate_config(cfg))["scoring"]["math_extraction"] == "strict"
+    # the score verb run by hand with an older `scoring` section gets the same default
+    assert scoring_options({"timeout_s": 1.0, "workers": 1, "reasoning": "none"})["math_extraction"] == "strict"
+    cfg["scoring"]["math_extraction"] = "lenient"
+    assert scoring_options(fill_defaults(validate_config(cfg))["scoring"])["math_extraction"] == "lenient"

@@ -177,6 +177,8 @@ def get_generation_cfg(wildcards=None):
 
 
 def get_scoring_cfg(wildcards=None):
+    """What a scoring job reads: the `scoring` section (timeout, workers, reasoning, math_extraction),
+    its defaults filled in, so setting math_extraction to its default rescores nothing."""
     return compact_json(config["scoring"])
 
 
