@@ -12,8 +12,17 @@ the hardest: the styles differ in success, which is what lets RL re-rank opening
 
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import dataclass
+
+# Each level's operands, as inclusive (low, high) ranges in order: the problems drawn and the
+# size of the problem space both come from here.
+OPERAND_RANGES = {
+    1: ((10, 99), (10, 99)),
+    2: ((10, 99), (2, 9), (2, 9)),
+    3: ((2, 9), (2, 9), (2, 9), (2, 9)),
+}
 
 
 @dataclass(frozen=True)
@@ -60,16 +69,19 @@ class MathProblem:
         raise ValueError(f"unknown math solution style {style!r}")
 
 
+def _ranges(level: int) -> tuple[tuple[int, int], ...]:
+    if level not in OPERAND_RANGES:
+        raise ValueError(f"math level must be one of {sorted(OPERAND_RANGES)}, got {level}")
+    return OPERAND_RANGES[level]
+
+
 def sample_problem(rng: random.Random, level: int) -> MathProblem:
-    if level == 1:
-        ops = (rng.randint(10, 99), rng.randint(10, 99))
-    elif level == 2:
-        ops = (rng.randint(10, 99), rng.randint(2, 9), rng.randint(2, 9))
-    elif level == 3:
-        ops = (rng.randint(2, 9), rng.randint(2, 9), rng.randint(2, 9), rng.randint(2, 9))
-    else:
-        raise ValueError(f"math level must be 1, 2 or 3, got {level}")
-    return MathProblem(level, ops)
+    return MathProblem(level, tuple(rng.randint(lo, hi) for lo, hi in _ranges(level)))
+
+
+def problem_space_size(level: int) -> int:
+    """How many distinct problems `level` has: the product of its operand ranges' sizes."""
+    return math.prod(hi - lo + 1 for lo, hi in _ranges(level))
 
 
 def sample_problems(rng: random.Random, count: int, level_weights: dict[int, float],
