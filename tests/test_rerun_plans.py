@@ -99,14 +99,6 @@ def test_math_extraction_is_read_by_the_scoring_jobs_only(tmp_path):
 
 
 @pytest.mark.slow
-def test_changing_the_math_extraction_rescores_but_retrains_and_resamples_nothing(smoke_run, tmp_path):
-    jobs = plan(smoke_run, edited_config(tmp_path, lambda c: c["scoring"].update(math_extraction="lenient")))
-    assert {"score", "score_routed", "passk_table"} <= rules(jobs), rules(jobs)
-    assert not rules(jobs) & (TRAINING | SAMPLING), rules(jobs)
-    assert all("Params have changed" in j["reason"] for j in jobs if j["rule"] in SCORING)
-
-
-@pytest.mark.slow
 def test_a_finished_run_plans_nothing(smoke_run):
     assert plan(smoke_run) == []
 
