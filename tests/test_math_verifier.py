@@ -200,7 +200,7 @@ def test_identical_pairs_verified_once(monkeypatch):
     vm._CACHE.clear()
     res = score_math_batch(["\\boxed{q+1}"] * 5 + ["\\boxed{1+q}"], ["1+q"] * 6)
     assert all(r.correct for r in res)
-    assert calls == [[("1+q", "q+1"), ("1+q", "1+q")]]
+    assert calls == [[("1+q", "q+1", False), ("1+q", "1+q", False)]]
     score_math_batch(["\\boxed{q+1}"], ["1+q"])  # served from the cache
     assert len(calls) == 1
 
@@ -208,3 +208,60 @@ def test_identical_pairs_verified_once(monkeypatch):
 def test_length_mismatch():
     with pytest.raises(ValueError):
         score_math_batch(["a"], [])
+
+
+def test_a_long_boxed_answer_is_verified_whole():
+    # Answers past 2,000 characters used to be cut before math-verify saw them, so a correct
+    # long answer scored false with no sign of why (issue 17, item 5).
+    number = "7" * 2100
+    ones = "+".join(["1"] * 1100)  # 2,199 characters whose value is 1100
+    res = score_math_batch([f"so \\boxed{{{number}}}", f"\\boxed{{{ones}}} done"], [number, "1100"], timeout_s=30.0)
+    assert [r.extracted for r in res] == [number, ones]
+    assert [(r.correct, r.timeout) for r in res] == [(True, False), (True, False)]
+
+
+def test_a_long_boxed_answer_too_slow_to_verify_is_marked_a_timeout():
+    # The cost of a long answer is bounded by the worker's time limit, and a sample that hits
+    # it says so (timeout=True) rather than reading as a plain wrong answer.
+    ones = "+".join(["1"] * 3000)
+    vm._CACHE.clear()
+    res = score_math_batch([f"\\boxed{{{ones}}}"], ["3000"], timeout_s=0.05)
+    assert res[0].extracted == ones and res[0].timeout and not res[0].correct
+
+
+# (response, gold, strict verdict, lenient verdict, lenient's extracted answer)
+EXTRACTION_CASES = [
+    # markers: both modes read them alike
+    ("we get \\boxed{5}", "5", True, True, "5"),
+    ("answer : 133 . that is all", "133", True, True, "133"),  # the toy world's shape
+    # no marker, a real final answer: lenient finds it, strict scores it false (its false negatives)
+    ("So x = 5", "5", False, True, "5"),
+    ("Adding the two gives 12", "12", False, True, "12"),
+    ("The result is 5.", "5", False, True, "5"),
+    ("Therefore $\\frac{1}{2}$.", "1/2", False, True, "\\frac{1}{2}"),
+    ("Thus we get \\(3\\sqrt{2}\\)", "\\sqrt{18}", False, True, "3\\sqrt{2}"),
+    # no answer given, only a number in prose: lenient reads it as one (its false positives)
+    ("I am not sure, maybe 5, I cannot solve this.", "5", False, True, "5"),
+    ("The problem asks for the sum of 3 and 4.", "4", False, True, "4"),
+    # math-verify's order puts the last `= ...` after "answer" first: lenient's false negative
+    ("The answer is 7. Check: 7 + 3 = 10", "7", True, False, "10"),
+    # wrong and empty answers stay wrong in both modes
+    ("So x = 6", "5", False, False, "6"),
+    ("no number here", "5", False, False, None),
+    ("", "5", False, False, None),
+]
+
+
+def test_strict_and_lenient_extraction_differ_where_expected():
+    texts, golds = [c[0] for c in EXTRACTION_CASES], [c[1] for c in EXTRACTION_CASES]
+    strict = score_math_batch(texts, golds, timeout_s=5.0)
+    lenient = score_math_batch(texts, golds, timeout_s=5.0, extraction="lenient")
+    assert [r.correct for r in strict] == [c[2] for c in EXTRACTION_CASES]
+    assert [r.correct for r in lenient] == [c[3] for c in EXTRACTION_CASES]
+    assert [r.extracted for r in lenient] == [c[4] for c in EXTRACTION_CASES]
+    assert not any(r.timeout or r.error for r in strict + lenient)
+
+
+def test_an_unknown_extraction_mode_is_an_error():
+    with pytest.raises(ValueError, match="loose"):
+        score_math_batch(["\\boxed{1}"], ["1"], extraction="loose")

@@ -66,6 +66,38 @@ def edited_code(tmp_path: Path, module: str) -> Path:
     return root / "Snakefile"
 
 
+def dry_run_commands(workdir: Path, config: Path) -> dict[tuple[str, str], str]:
+    """Every job of a dry run of `all` in a fresh working directory: (rule, wildcards) -> shell command.
+    A job's command holds its config params (`--cfg '{...}'`), so it shows what the job reads."""
+    proc = run_snakemake(workdir, "all", "-n", "-p", config=config)
+    jobs, key = {}, None
+    for line in (proc.stdout + proc.stderr).splitlines():
+        if m := re.match(r"^(?:local)?rule (\w+):", line):
+            key = [m.group(1), ""]
+        elif key and (m := re.match(r"^\s+wildcards: (.*)$", line)):
+            key[1] = m.group(1)
+        elif key and line.startswith("Shell command: "):
+            jobs[tuple(key)] = line.removeprefix("Shell command: ")
+    assert jobs, f"could not read the dry run:\n{(proc.stdout + proc.stderr)[-3000:]}"
+    return jobs
+
+
+def test_math_extraction_is_read_by_the_scoring_jobs_only(tmp_path):
+    """`scoring.math_extraction` changes the commands of the jobs that score math answers (and so
+    their params), no training or sampling job; spelling out its default changes nothing."""
+    before = dry_run_commands(tmp_path / "strict", SMOKE_CONFIG)
+    lenient = dry_run_commands(tmp_path / "lenient", edited_config(
+        tmp_path, lambda c: c["scoring"].update(math_extraction="lenient")))
+    assert lenient.keys() == before.keys()
+    changed = {rule for (rule, wc), cmd in before.items() if lenient[(rule, wc)] != cmd}
+    assert changed == SCORING | {"base_metrics", "opening_intervention"}, changed
+    scored = [cmd for (rule, _), cmd in lenient.items() if rule in SCORING]
+    assert scored and all('"math_extraction":"lenient"' in cmd for cmd in scored)
+    left_out = dry_run_commands(tmp_path / "default", edited_config(
+        tmp_path, lambda c: c["scoring"].pop("math_extraction")))
+    assert left_out == before
+
+
 @pytest.mark.slow
 def test_a_finished_run_plans_nothing(smoke_run):
     assert plan(smoke_run) == []

@@ -74,6 +74,15 @@ def test_reasoning_mode():
     assert score_samples(df, PROMPTS, reasoning="after_think").reward.iloc[0] == 1.0
 
 
+def test_math_extraction_mode():
+    # an unmarked final answer, for a math and a joint prompt: only the lenient mode reads it
+    df = pd.DataFrame({"prompt_id": ["m1", "j1"], "sample_idx": [0, 0],
+                       "text": ["37 + 96 = 133", "So x = 5 and no commas"]})
+    strict, lenient = score_samples(df, PROMPTS), score_samples(df, PROMPTS, math_extraction="lenient")
+    assert strict.reward.tolist() == [0.0, 0.0] and strict.extracted_answer.tolist() == [None, None]
+    assert lenient.reward.tolist() == [1.0, 1.0] and lenient.extracted_answer.tolist() == ["133", "5"]
+
+
 def test_unknown_prompt_id():
     df = pd.DataFrame({"prompt_id": ["zz9"], "sample_idx": [0], "text": ["x"]})
     with pytest.raises(ValueError, match="zz9"):

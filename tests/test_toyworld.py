@@ -202,3 +202,14 @@ def test_problem_arithmetic():
     assert problem_space_size(4) == 19 * 8 * 8 * 8
     assert MathProblem(2, (37, 4, 8)).answer == 69
     assert MathProblem(3, (3, 4, 5, 6)).solution("step") == "step : 3 * 4 = 12 ; 5 * 6 = 30 ; 12 + 30 = 42 . answer : 42"
+
+
+def test_problem_space_size_is_what_sampling_can_draw():
+    from rlvr_support.data.toyworld.math_problems import problem_space_size
+
+    size = problem_space_size(3)  # the smallest level: exhausted in a second
+    assert size == 8**4
+    assert len(set(sample_problems(random.Random(0), size, {3: 1.0}))) == size
+    with pytest.raises(ValueError, match="too small"):
+        sample_problems(random.Random(0), size + 1, {3: 1.0})
+    assert problem_space_size(1) == 90 * 90 and problem_space_size(2) == 90 * 8 * 8

@@ -28,11 +28,13 @@ from rlvr_support.config.checkpoints import (
 )
 from rlvr_support.config.defaults import VARIANT_META, fill_defaults
 from rlvr_support.config.validate import check_duplicate_keys, validate_config
+from rlvr_support.data.toyworld.limits import check_toy_world
 from rlvr_support.lineage.codehash import code_hash
 
 for configfile_path in workflow.configfiles:
     check_duplicate_keys(configfile_path)
 validate_config(config)
+check_toy_world(config)  # what the toy world can hold: needs the world, so not in validate_config
 # Defaults (analysis keys, remedy parameters) are filled in once, here, so every rule and its
 # params see the same complete config (rlvr_support/config/defaults.py).
 config.update(fill_defaults(config))
@@ -177,6 +179,8 @@ def get_generation_cfg(wildcards=None):
 
 
 def get_scoring_cfg(wildcards=None):
+    """What a scoring job reads: the `scoring` section (timeout, workers, reasoning, math_extraction),
+    its defaults filled in, so setting math_extraction to its default rescores nothing."""
     return compact_json(config["scoring"])
 
 

@@ -14,7 +14,7 @@ from rlvr_support.models.prompting import prompt_format, render
 from rlvr_support.sampling.backends import Request
 from rlvr_support.sampling.jobs import eval_prompts, sampler
 from rlvr_support.sampling.prompts import prompt_ids
-from rlvr_support.scoring.score import score_samples
+from rlvr_support.scoring.score import score_samples, scoring_options
 
 MODES = (("greedy", 0.0, 1), ("sampled", 1.0, 4))  # (label, temperature, samples per prompt)
 
@@ -51,8 +51,7 @@ def base_metrics(model_path: str, prompt_files: dict[str, str], *, sampling: dic
             samples = pd.DataFrame({"prompt_id": [prompts[task][r["prompt_index"]]["id"] for r in rows],
                                     "sample_idx": [r["sample_idx"] for r in rows],
                                     "text": [r["text"] for r in rows]})
-            scores = score_samples(samples, records, timeout_s=scoring["timeout_s"], workers=scoring["workers"],
-                                   reasoning=scoring["reasoning"])
+            scores = score_samples(samples, records, **scoring_options(scoring))
             result[f"{label}_reward"] = round(float(scores["reward"].mean()), 4)
             if task != "math":
                 result[f"{label}_constraint_share"] = round(float(scores["if_frac_strict"].mean()), 4)

@@ -65,7 +65,7 @@ def intervention_run(models: dict[str, str], samples: dict[str, str], prompts_pa
     from rlvr_support.models.loading import weights_id
     from rlvr_support.sampling.jobs import job_seed, sampler
     from rlvr_support.sampling.prompts import prompt_ids
-    from rlvr_support.scoring.score import load_prompts, score_samples
+    from rlvr_support.scoring.score import load_prompts, score_samples, scoring_options
 
     torch.set_num_threads(threads)
     eval_set = Path(prompts_path).stem  # the benchmark of prompts without a `source`
@@ -93,8 +93,7 @@ def intervention_run(models: dict[str, str], samples: dict[str, str], prompts_pa
                 "sample_idx": [r["sample_idx"] for r in rows],
                 "text": [tok.decode(list(o) + list(r["token_ids"]), skip_special_tokens=True) for r in rows],
             })
-            scored = score_samples(df, prompts, timeout_s=scoring["timeout_s"], workers=scoring["workers"],
-                                   reasoning=scoring["reasoning"])
+            scored = score_samples(df, prompts, **scoring_options(scoring))
             df["reward"] = scored["reward"].to_numpy(float)
             df.insert(0, "opening_text", text_o)
             df.insert(0, "opening", key_str(o))

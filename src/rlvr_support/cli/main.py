@@ -117,11 +117,10 @@ def cmd_sample_merge(a):
 
 def cmd_score(a):
     from rlvr_support.storage.atomic import read_parquet, write_parquet
-    from rlvr_support.scoring.score import load_prompts, score_samples
+    from rlvr_support.scoring.score import load_prompts, score_samples, scoring_options
 
     samples = read_parquet(a.samples)
-    scores = score_samples(samples, load_prompts(a.prompts), timeout_s=a.cfg["timeout_s"],
-                           workers=a.cfg["workers"], reasoning=a.cfg["reasoning"])
+    scores = score_samples(samples, load_prompts(a.prompts), **scoring_options(a.cfg))
     write_parquet(a.out, scores)
     print(f"{len(scores)} samples scored, mean reward {scores['reward'].mean():.4f}, "
           f"{int(scores['timeout'].sum())} timeouts")
@@ -260,7 +259,9 @@ def build_parser() -> argparse.ArgumentParser:
     s = verb("score", cmd_score, "Score samples with the verifiers (math-verify, IFEval, joint).")
     s.add_argument("--samples", required=True)
     s.add_argument("--prompts", required=True)
-    s.add_argument("--cfg", type=_json, required=True, help="the config's `scoring` section as JSON")
+    s.add_argument("--cfg", type=_json, required=True,
+                   help="the config's `scoring` section as JSON: timeout_s, workers, reasoning (none | after_think), "
+                        "math_extraction (strict | lenient; default strict)")
     s.add_argument("--out", required=True)
 
     s = verb("passk-table", cmd_passk_table, "pass@k / best@k / coverage with bootstrap CIs, and the headline table.")

@@ -36,6 +36,15 @@ def prompt_benchmark(record: dict) -> str:
     return record.get("source") or record["task"]
 
 
+def max_new_tokens_keys(sampling: dict) -> dict[str, int]:
+    """Each response-length budget of a `sampling` section by its key: `sampling.max_new_tokens` and
+    each per-benchmark override's (what length checks must hold for)."""
+    out = {"sampling.max_new_tokens": sampling["max_new_tokens"]}
+    out |= {f"sampling.benchmarks.{b}.max_new_tokens": benchmark_sampling(sampling, b)["max_new_tokens"]
+            for b in sampling.get("benchmarks") or {}}
+    return out
+
+
 def benchmark_sampling(sampling: dict, benchmark: str) -> dict:
     """The sampling keys (n, temperature, top_p, max_new_tokens) one benchmark is sampled with:
     `sampling` overridden by its `sampling.benchmarks` entry (per-benchmark budgets)."""

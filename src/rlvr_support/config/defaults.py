@@ -67,12 +67,16 @@ def with_remedy_defaults(remedies: dict | None) -> dict[str, dict]:
     return out
 
 
+# `scoring` keys a config may leave out. Strict math extraction reads only marked answers (\\boxed,
+# ####, "answer: X"), the toy world's and chat models' shape; see scoring/verifiers/math.py.
+SCORING_DEFAULTS = {"math_extraction": "strict"}
+
 # A study of external checkpoints only (chains: []) trains nothing and may leave `rl` out.
 NO_TRAINING_RL = {"seeds": [], "steps": 0}
 
 
 def fill_defaults(config: dict) -> dict:
-    """A copy of a validated config with the analysis keys and every variant's remedy parameters filled
+    """A copy of a validated config with the analysis and scoring keys and every variant's remedy parameters filled
     in, `role: base` checkpoints added to `models` (each is a starting model) and the trajectory's defaults."""
     out = copy.deepcopy(config)
     if base_checkpoints(config):
@@ -80,6 +84,7 @@ def fill_defaults(config: dict) -> dict:
     out.setdefault("rl", copy.deepcopy(NO_TRAINING_RL))
     out.setdefault("checkpoints", {})
     out["analysis"] = with_defaults(config["analysis"], config["eval_sets"])
+    out["scoring"] = {**SCORING_DEFAULTS, **config["scoring"]}
     out["resources"] = with_analyse_resources(config["resources"])
     out["sampling"] = {"token_arrays": None, "benchmarks": {}, **config["sampling"]}
     out["budget"] = with_budget_defaults(config.get("budget"))

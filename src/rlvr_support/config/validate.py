@@ -1,7 +1,9 @@
 """Load and validate a study config against workflow/schemas/config.schema.yaml.
 
 Errors name the offending key by its path (`rl.steps`), so a wrong type, a typo or a missing
-key stops the run before any job starts.
+key stops the run before any job starts; a cross-key error names both keys. Checks that need the
+toy world itself (its problem space, its prompt lengths) are in data/toyworld/limits.py: this
+layer does not import the data layer; common.smk runs both before any job.
 """
 
 from __future__ import annotations
@@ -11,10 +13,11 @@ from pathlib import Path
 import jsonschema
 import yaml
 
-from rlvr_support.config.benchmarks import benchmark_sampling, eval_benchmarks
+from rlvr_support.config.benchmarks import benchmark_sampling, eval_benchmarks, max_new_tokens_keys
 from rlvr_support.config.chains import parent_chain, parse_chain
 from rlvr_support.config.checkpoints import (base_checkpoints, base_names, check_checkpoint_path,
                                              external_checkpoints, name_problem, trajectory_cfg)
+from rlvr_support.config.defaults import ANALYSIS_DEFAULTS
 
 SCHEMA = Path(__file__).resolve().parents[3] / "workflow" / "schemas" / "config.schema.yaml"
 
@@ -129,10 +132,25 @@ def _check_semantics(config: dict) -> None:
         if own.get("temperature", s["temperature"]) == 0 and own.get("n", s["n"]) != 1:
             raise ConfigError(f"sampling.benchmarks.{bench}.n: greedy decoding (temperature 0) needs n: 1")
     _check_trajectory(config)
+    _check_shapes(config)
     js = config["analysis"].get("divergence", {})
     if s.get("token_arrays") is not None and js.get("eval_sets") and js["samples_per_prompt"] > s["token_arrays"]:
         raise ConfigError(f"analysis.divergence.samples_per_prompt: {js['samples_per_prompt']} samples per prompt "
                           f"need their token arrays, but sampling.token_arrays keeps {s['token_arrays']}")
+
+
+def _check_shapes(config: dict) -> None:
+    """Sizes that must fit each other, which would otherwise fail (or cut) only inside a job."""
+    for where, base in base_models(config).items():
+        arch = base.get("arch")
+        if arch and arch["hidden_size"] % arch["num_heads"]:
+            raise ConfigError(f"{where}.arch.num_heads: {arch['num_heads']} heads do not divide "
+                              f"{where}.arch.hidden_size ({arch['hidden_size']})")
+    m = config["analysis"].get("opening_tokens", ANALYSIS_DEFAULTS["opening_tokens"])
+    for key, n in max_new_tokens_keys(config["sampling"]).items():
+        if m > n:
+            # an opening longer than the response: every sample would have the same cut-short "opening"
+            raise ConfigError(f"analysis.opening_tokens: {m} tokens, more than the {n} a response has ({key})")
 
 
 def _check_checkpoints(config: dict) -> None:

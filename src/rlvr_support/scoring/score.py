@@ -9,7 +9,9 @@ Tasks (prompt field `task`):
 
 `reasoning="after_think"` scores only the final part of each text (after the last
 `</think>`, inside `<answer>...</answer>` if present) for both the math answer and
-the instructions; see `verifiers.ifeval.strip_reasoning`.
+the instructions; see `verifiers.ifeval.strip_reasoning`. `math_extraction` is how the
+math answer is found: strict (marked answers only) or lenient (math-verify's own extraction;
+`verifiers.math.EXTRACTIONS`).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from pathlib import Path
 import pandas as pd
 
 from rlvr_support.config.benchmarks import prompt_benchmark
+from rlvr_support.config.defaults import SCORING_DEFAULTS
 from rlvr_support.storage.atomic import MissingColumnError
 from rlvr_support.scoring.verifiers.ifeval import (
     IFResult,
@@ -103,6 +106,13 @@ def _check_prompt(rec: dict, where: str) -> None:
             raise ValueError(f"{where}: field 'instruction_id_list'/'kwargs': {e}") from None
 
 
+def scoring_options(scoring: dict) -> dict:
+    """score_samples' keyword arguments from a config's `scoring` section, its optional keys
+    filled in from config.defaults (the one place their defaults live)."""
+    scoring = {**SCORING_DEFAULTS, **scoring}
+    return {k: scoring[k] for k in ("timeout_s", "workers", "reasoning", "math_extraction")}
+
+
 def score_samples(
     samples: pd.DataFrame,
     prompts: dict[str, dict],
@@ -110,6 +120,7 @@ def score_samples(
     timeout_s: float = 1.0,
     workers: int = 1,
     reasoning: str = "none",
+    math_extraction: str = "strict",
 ) -> pd.DataFrame:
     """Score every sample row; output rows are in input order (see module doc)."""
     for col in ("prompt_id", "sample_idx", "text"):
@@ -137,6 +148,7 @@ def score_samples(
             [str(prompts[pids[i]]["answer"]) for i in math_rows],
             timeout_s=timeout_s,
             workers=workers,
+            extraction=math_extraction,
         )
         math_res = dict(zip(math_rows, results))
     math_res.update({i: MathResult(r.correct, r.extracted, False, None) for i, r in rg_res.items()})

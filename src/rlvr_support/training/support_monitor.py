@@ -35,7 +35,7 @@ from rlvr_support.metrics.passk import best_at_k
 from rlvr_support.models.prompting import render
 from rlvr_support.sampling.local import generate_local
 from rlvr_support.sampling.prompts import Request
-from rlvr_support.scoring.score import score_samples
+from rlvr_support.scoring.score import score_samples, scoring_options
 
 COLUMNS = ["step", "task", "role", "n_prompts", "n", "pass@1", "best@k", "coverage", "opening_entropy"]
 # Rows built in memory and rows read back from the CSV must be alike. They were not: concat onto an
@@ -113,8 +113,7 @@ class SupportMonitor(TrainerCallback):
                 df = pd.DataFrame(rows)
                 df["prompt_id"] = [recs[i]["id"] for i in df["prompt_index"]]
                 scores = score_samples(df[["prompt_id", "sample_idx", "text"]], {r["id"]: r for r in recs},
-                                       timeout_s=self.scoring["timeout_s"], workers=self.scoring["workers"],
-                                       reasoning=self.scoring["reasoning"])
+                                       **scoring_options(self.scoring))
                 scores = scores.sort_values(["prompt_id", "sample_idx"], kind="stable")
                 success = success_of(scores).to_numpy(bool).reshape(len(recs), self.n)
                 graded = graded_reward(scores).to_numpy(float).reshape(len(recs), self.n)

@@ -4,7 +4,10 @@ Runs in its own interpreter (not forked from the caller, so it is safe to start
 from any thread and never re-imports the caller's __main__). Protocol over
 multiprocessing Connections on the original stdin/stdout fds:
   worker -> parent: ("ready",) once imports are done
-  parent -> worker: (gold, pred)            worker -> parent: (correct, error)
+  parent -> worker: (gold, pred, whole)     worker -> parent: (correct, error, extracted)
+`whole` False: `pred` is an answer already extracted (strict mode); True: `pred` is a whole
+response, and math-verify's own default extraction finds its answer (lenient mode; the
+string it extracted comes back as `extracted`).
 EOF on stdin ends the worker. The parent enforces the time limit by killing us;
 math-verify's own signal-based timeouts are disabled (they only work in the main
 thread and are soft).
@@ -59,16 +62,22 @@ def main() -> None:
     out.send(("ready",))
     while True:
         try:
-            gold, pred = inp.recv()
+            gold, pred, whole = inp.recv()
         except (EOFError, OSError):
             return
+        extracted = None
         try:
             g = parse_gold(gold)
-            p = parse(_wrap(pred), parsing_timeout=None)
+            # parse's defaults are math-verify's own extraction: LaTeX then plain expressions,
+            # "final answer is" before \boxed before "answer:" before the last expression
+            p = parse(pred if whole else _wrap(pred), parsing_timeout=None)
+            if whole and p:
+                # parse appends the matched text after the parsed value (fallback_mode first_match)
+                extracted = p[-1] if isinstance(p[-1], str) else str(p[0])
             ok = bool(g) and bool(p) and bool(verify(g, p, timeout_seconds=None))
-            out.send((ok, None))
+            out.send((ok, None, extracted))
         except BaseException as e:  # noqa: BLE001 - report, never die on one sample
-            out.send((False, f"{type(e).__name__}: {str(e)[:200]}"))
+            out.send((False, f"{type(e).__name__}: {str(e)[:200]}", extracted))
 
 
 if __name__ == "__main__":

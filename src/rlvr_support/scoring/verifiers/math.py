@@ -5,12 +5,17 @@
   answer: X"). After `####` or a phrase, the answer is the whole expression up to the
   sentence end ("The answer is 42^2." -> "42^2"), or a leading number alone when
   nothing mathematical continues it ("answer : 133 . that is all" -> "133").
+  That is the strict extraction; `extraction="lenient"` instead lets math-verify's own
+  default extraction read the whole response (see EXTRACTIONS), which also finds answers
+  without a marker ("x = 5", a bare final number) and reads a number in prose as one.
 * `score_math_batch` compares extracted answers with gold answers. Plain numbers
   are compared exactly as `fractions.Fraction` in-process (the toy world's path);
   everything else goes to Hugging Face math-verify (`parse` + `verify`) in worker
   processes (`_math_worker.py`) with a hard per-sample time limit: a worker that
   exceeds it is killed and replaced, so `\\boxed{9^{9^{9^9}}}` costs about
   `timeout_s`, from any thread. math-verify's own signal-based timeouts are off.
+  The same limit bounds a long `\\boxed{...}`, which is passed whole: a cut would score a
+  correct long answer false, a timeout is reported as one.
 
 Model output is never passed to eval/sympify here; only math-verify's parser sees
 it, inside a memory-limited, killable process.
@@ -52,7 +57,7 @@ _COMMAND = r"[ \t]+\\[A-Za-z]"  # 2 \cdot 3
 _CONTINUES = re.compile(f"{_GLUED}|{_OPERATION}|{_COMMAND}")
 _HASHES = re.compile(r"####[ \t]*")
 _BOXED = re.compile(r"\\(?:boxed|fbox)\s*\{")
-_MAX_ANSWER = 500  # longer "answers" are cut: nobody's final answer is a page
+_MAX_ANSWER = 500  # longer answers after a phrase are cut: nobody's final answer is a page
 
 
 def _brace_partners(text: str) -> dict[int, int]:
@@ -104,7 +109,10 @@ def extract_answer(text: str) -> str | None:
 
         def boxed(m):
             close = partners.get(m.end() - 1)
-            return None if close is None else text[m.end() : close].strip()[: _MAX_ANSWER * 4]
+            # Not cut: the braces delimit it, and math-verify's cost on a long one is bounded
+            # by the worker's timeout_s and memory limit (a timeout is reported as such, not as
+            # a wrong answer), where a cut would score a correct long answer false.
+            return None if close is None else text[m.end() : close].strip()
 
         candidates.append(_last(_BOXED.finditer(text), boxed))
     if "####" in text:
@@ -202,9 +210,9 @@ class _Pool:
             w.kill()
         self.workers, self.spare = [], None
 
-    def run(self, pairs: list[tuple[str, str]], timeout_s: float, workers: int):
-        """Verify (gold, pred) pairs; returns [(correct, timeout, error)]."""
-        results: list[tuple[bool, bool, str | None] | None] = [None] * len(pairs)
+    def run(self, pairs: list[tuple[str, str, bool]], timeout_s: float, workers: int):
+        """Verify (gold, pred, whole) items (see _math_worker); returns [(correct, timeout, error, extracted)]."""
+        results: list[tuple[bool, bool, str | None, str | None] | None] = [None] * len(pairs)
         while len(self.workers) < workers:
             self.workers.append(_Worker())
         if self.spare is None:
@@ -233,7 +241,7 @@ class _Pool:
                 except (EOFError, OSError):
                     # Crashed worker: only its in-flight sample is lost.
                     if w.task is not None:
-                        results[w.task] = (False, False, "worker crashed")
+                        results[w.task] = (False, False, "worker crashed", None)
                     elif not w.ready:
                         failures += 1
                         if failures >= 3:
@@ -243,12 +251,12 @@ class _Pool:
                 if msg == ("ready",):
                     w.ready = True
                 elif w.task is not None:
-                    results[w.task] = (msg[0], False, msg[1])
+                    results[w.task] = (msg[0], False, msg[1], msg[2])
                     w.task = None
             now = time.monotonic()
             for w in list(active):
                 if w.task is not None and now >= w.deadline:
-                    results[w.task] = (False, True, None)
+                    results[w.task] = (False, True, None, None)
                     active[active.index(w)] = self._swap(w)
                 elif not w.ready and now - w.started > self.STARTUP_LIMIT_S:
                     raise RuntimeError("math-verify worker did not start in time")
@@ -262,9 +270,18 @@ class _Pool:
 _POOL = _Pool()
 atexit.register(_POOL.shutdown)
 
-# (gold, pred) -> (correct, error) for completed math-verify calls (not timeouts).
+# (gold, pred) -> (correct, error) for completed strict math-verify calls (not timeouts).
+# Lenient calls are not kept: their keys are whole responses, too big to hold 200,000 of.
 _CACHE: dict[tuple[str, str], tuple[bool, str | None]] = {}
 _CACHE_MAX = 200_000
+
+# How the answer is found (config `scoring.math_extraction`):
+#   strict  - extract_answer: \boxed, #### or an answer phrase, else no answer (the toy world
+#             always writes `answer : N`; a response without a marker is not an answer)
+#   lenient - math-verify's own default extraction on the whole response, which also reads an
+#             unmarked `x = 5`, a bare final number or the last LaTeX expression (base models
+#             without a chat format rarely box their answers)
+EXTRACTIONS = ("strict", "lenient")
 
 
 def shutdown_workers() -> None:
@@ -279,12 +296,17 @@ def score_math_batch(
     *,
     timeout_s: float = 1.0,
     workers: int = 1,
+    extraction: str = "strict",
 ) -> list[MathResult]:
-    """Score each response against its gold answer (see module docstring)."""
+    """Score each response against its gold answer (see module docstring and EXTRACTIONS)."""
     if len(responses) != len(golds):
         raise ValueError(f"{len(responses)} responses but {len(golds)} golds")
-    extracted = [extract_answer(r) for r in responses]
-    verdict: dict[tuple[str, str], tuple[bool, bool, str | None]] = {}
+    if extraction not in EXTRACTIONS:
+        raise ValueError(f"math extraction {extraction!r} is not one of {EXTRACTIONS}")
+    whole = extraction == "lenient"
+    # lenient: the worker extracts from the whole response; "" has no answer in either mode
+    extracted = [(r if r.strip() else None) if whole else extract_answer(r) for r in responses]
+    verdict: dict[tuple[str, str], tuple[bool, bool, str | None, str | None]] = {}
     todo: list[tuple[str, str]] = []
     gold_values: dict[str, Fraction | None] = {}
     for gold, pred in zip(golds, extracted):
@@ -294,28 +316,28 @@ def score_math_batch(
             continue
         if gold not in gold_values:
             gold_values[gold] = as_fraction(str(gold))
-        g, p = gold_values[gold], as_fraction(pred)
+        g, p = gold_values[gold], (None if whole else as_fraction(pred))
         if g is not None and p is not None:
-            verdict[key] = (g == p, False, None)
-        elif key in _CACHE:
-            verdict[key] = (*_CACHE[key][:1], False, _CACHE[key][1])
+            verdict[key] = (g == p, False, None, pred)
+        elif not whole and key in _CACHE:
+            verdict[key] = (_CACHE[key][0], False, _CACHE[key][1], pred)
         else:
             verdict[key] = None  # placeholder, filled by the pool
             todo.append(key)
     if todo:
         with _POOL.lock:
-            outcomes = _POOL.run(todo, timeout_s, max(1, int(workers)))
+            outcomes = _POOL.run([(g, p, whole) for g, p in todo], timeout_s, max(1, int(workers)))
         if len(_CACHE) > _CACHE_MAX:
             _CACHE.clear()
-        for key, (ok, timed_out, err) in zip(todo, outcomes):
-            verdict[key] = (ok, timed_out, err)
-            if not timed_out and err != "worker crashed":
+        for key, (ok, timed_out, err, found) in zip(todo, outcomes):
+            verdict[key] = (ok, timed_out, err, found if whole else key[1])
+            if not whole and not timed_out and err != "worker crashed":
                 _CACHE[key] = (ok, err)
     out = []
     for gold, pred in zip(golds, extracted):
         if pred is None:
             out.append(MathResult(False, None, False, None))
         else:
-            ok, timed_out, err = verdict[(str(gold), pred)]
-            out.append(MathResult(bool(ok), pred, timed_out, err))
+            ok, timed_out, err, found = verdict[(str(gold), pred)]
+            out.append(MathResult(bool(ok), found, timed_out, err))
     return out

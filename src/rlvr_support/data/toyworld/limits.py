@@ -1,0 +1,63 @@
+"""What a study config may ask of the toy world, checked before any job (workflow/rules/common.smk).
+
+config/validate.py checks what the config says on its own; these checks need the world itself
+(how many distinct problems a level has, how long its prompts are in tokens), and the config
+layer does not import the data layer. Each error names both keys, as validation does.
+"""
+
+from __future__ import annotations
+
+from rlvr_support.config.benchmarks import max_new_tokens_keys
+from rlvr_support.config.chains import stages
+from rlvr_support.config.validate import ConfigError, base_models
+from rlvr_support.data.toyworld.math_problems import problem_space_size
+from rlvr_support.data.toyworld.tokenizer import build_word_tokenizer
+from rlvr_support.data.toyworld.world import _levels, build_prompt_sets
+
+
+def check_toy_world(config: dict) -> None:
+    """Raise ConfigError where a toy study asks for more than its world can give (see module doc)."""
+    if config["world"]["kind"] != "toy":
+        return
+    _check_eval_problems(config["world"])
+    toy = {where: spec for where, spec in base_models(config).items() if spec["kind"] == "pretrain"}
+    if toy:
+        _check_prompt_lengths(config, toy)
+
+
+def _check_eval_problems(world: dict) -> None:
+    # math and joint eval problems are drawn distinct from each other at the eval levels
+    math = world["math"]
+    asked = math["eval"] + world.get("joint", {}).get("eval", 0)
+    levels = sorted(_levels(math["eval_levels"]))
+    space = sum(problem_space_size(level) for level in levels)
+    if asked > space:
+        raise ConfigError(f"world.math.eval + world.joint.eval: {asked} distinct eval problems, but "
+                          f"world.math.eval_levels {math['eval_levels']} (levels {levels}) have only {space}")
+
+
+def _check_prompt_lengths(config: dict, toy: dict[str, dict]) -> None:
+    """The longest prompt (in the toy tokenizer's tokens, BOS included) plus the tokens generated
+    after it must fit the model's positions; else a sample or training job fails or truncates."""
+    try:
+        sets = build_prompt_sets(config["world"])
+    except ValueError as e:  # counts within the space that the draws (train before joint eval) still exhaust
+        raise ConfigError(f"world.math.eval / world.math.train / world.joint.eval / world.joint.train: {e}") from None
+    tok = build_word_tokenizer()
+
+    def longest(split: str, tasks) -> int:
+        prompts = [r["prompt"] for t in tasks for r in sets.get(t, []) if r["split"] == split]
+        return max((len(e.ids) for e in tok.encode_batch(prompts)), default=0)
+
+    eval_prompt = longest("eval", config["eval_sets"])
+    needs = [(key, n, "eval", eval_prompt) for key, n in max_new_tokens_keys(config["sampling"]).items()]
+    if config["chains"] and "rl" in config:
+        trained = sorted({t for c in config["chains"] for t in stages(c)})
+        needs.append(("rl.max_completion_tokens", config["rl"]["max_completion_tokens"], "train",
+                      longest("train", trained)))
+    for where, spec in toy.items():
+        positions = spec["arch"]["max_positions"]
+        for key, new, split, prompt in needs:
+            if prompt + new > positions:
+                raise ConfigError(f"{key}: {new} new tokens after the longest {split} prompt ({prompt} tokens) "
+                                  f"exceed {where}.arch.max_positions ({positions})")
