@@ -14,10 +14,22 @@ from rlvr_support.data.toyworld.limits import check_toy_world
 DEFAULT = yaml.safe_load((REPO / "config.yaml").read_text())
 
 
+# configs that are overlays: merged onto the config they name, as `--configfile A B` does
+OVERLAYS = {"toy-seeds.yaml": REPO / "config.yaml"}
+
+
 @pytest.mark.parametrize("path", [REPO / "config.yaml", SMOKE_CONFIG, *sorted((REPO / "configs").glob("*.yaml"))],
                          ids=lambda p: p.name)
 def test_shipped_configs_are_valid(path):
-    check_toy_world(load_config(path))
+    check_toy_world(load_config(OVERLAYS[path.name], path) if path.name in OVERLAYS else load_config(path))
+
+
+def test_an_overlay_changes_only_what_it_names():
+    seeds = load_config(REPO / "config.yaml", REPO / "configs" / "toy-seeds.yaml")
+    default = load_config(REPO / "config.yaml")
+    assert seeds["rl"]["seeds"] == [0, 1, 2] and default["rl"]["seeds"] == [0]
+    assert {**seeds["rl"], "seeds": [0]} == default["rl"]
+    assert {k: v for k, v in seeds.items() if k != "rl"} == {k: v for k, v in default.items() if k != "rl"}
 
 
 @pytest.mark.parametrize("mutate, message", [
@@ -80,7 +92,10 @@ def _set(section: str, key: str, value):
      ["sampling.benchmarks.joint.max_new_tokens", "base.arch.max_positions"]),
     (_set("rl", "max_completion_tokens", 110), ["rl.max_completion_tokens", "base.arch.max_positions"]),
     (_set("world.math", "eval", 20_000), ["world.math.eval", "world.math.eval_levels"]),
-    (_set("world.math", "eval_levels", [0.0, 0.0, 1.0]), ["world.math.eval", "world.math.eval_levels"]),
+    (lambda c: c["world"]["math"].update(eval=5000, eval_levels=[0.0, 0.0, 1.0]),
+     ["world.math.eval", "world.math.eval_levels"]),
+    (lambda c: c["world"]["joint"].update(eval=20_000, eval_levels=[0.0, 0.0, 1.0]),
+     ["world.joint.eval", "world.joint.eval_levels"]),
     (_set("analysis", "opening_tokens", 65), ["analysis.opening_tokens", "sampling.max_new_tokens"]),
 ])
 def test_sizes_that_do_not_fit_name_both_keys(mutate, keys):
@@ -95,6 +110,7 @@ def test_sizes_that_do_not_fit_name_both_keys(mutate, keys):
 
 def test_sizes_that_fit_pass_and_the_bound_is_the_levels_problem_space():
     cfg = copy.deepcopy(DEFAULT)
+    cfg["world"]["joint"].pop("eval_levels", None)  # joint eval problems at the math eval levels
     # level 3 for eval only, so that training draws none of its 4,096 problems
     cfg["world"]["math"].update(eval=2000, eval_levels=[0.0, 0.0, 1.0], train_levels=[0.5, 0.5, 0.0])
     cfg["analysis"]["opening_tokens"] = cfg["sampling"]["max_new_tokens"]
@@ -120,6 +136,7 @@ def test_a_world_the_generator_cannot_draw_is_a_config_error():
     # within the eval levels' space, but training takes level-3 problems first: the generator's
     # own failure becomes a config error naming the world's counts
     cfg = copy.deepcopy(DEFAULT)
+    cfg["world"]["joint"].pop("eval_levels", None)  # joint eval problems at the math eval levels
     cfg["world"]["math"].update(eval=4096 - cfg["world"]["joint"]["eval"], eval_levels=[0.0, 0.0, 1.0])
     with pytest.raises(ConfigError, match="world.math.eval") as err:
         check_toy_world(validate_config(cfg))

@@ -254,9 +254,21 @@ def check_duplicate_keys(path: str | Path) -> None:
         raise ConfigError(f"{path}: {e}") from None
 
 
-def load_config(path: str | Path) -> dict:
-    check_duplicate_keys(path)
-    config = yaml.safe_load(Path(path).read_text())
-    if not isinstance(config, dict):
-        raise ConfigError(f"{path}: a config must be a YAML mapping")
+def load_config(path: str | Path, *overlays: str | Path) -> dict:
+    """The validated config of `path`, with each overlay merged on top in order, as Snakemake merges
+    several `--configfile`s (mappings key by key, any other value replaced)."""
+    config: dict = {}
+    for p in (path, *overlays):
+        check_duplicate_keys(p)
+        layer = yaml.safe_load(Path(p).read_text())
+        if not isinstance(layer, dict):
+            raise ConfigError(f"{p}: a config must be a YAML mapping")
+        config = _merged(config, layer)
     return validate_config(config)
+
+
+def _merged(base: dict, layer: dict) -> dict:
+    out = dict(base)
+    for key, value in layer.items():
+        out[key] = _merged(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
+    return out

@@ -87,10 +87,11 @@ FAMILY_OF = {
     "detectable_content:postscript": "ps",
 }
 IF_INSTRUCTIONS = tuple(FAMILY_OF)
-# Constraints that can sit on a math answer (joint prompts); several conflict with styles:
-# a word limit with step-by-step work, a forbidden "step" with the step opener.
+# Constraints that can sit on a math answer (joint prompts); several conflict with the working
+# (PREMISES.md, premise 3): a word limit, quotes, a forbidden "step". Not english_capital: an
+# all-capital math answer (`ANSWER : 133`) is too short for langdetect to call English, so no
+# response could meet it.
 JOINT_INSTRUCTIONS = (
-    "change_case:english_capital",
     "length_constraints:number_words",
     "startend:end_checker",
     "startend:quotation",

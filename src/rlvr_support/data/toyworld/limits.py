@@ -26,14 +26,21 @@ def check_toy_world(config: dict) -> None:
 
 
 def _check_eval_problems(world: dict) -> None:
-    # math and joint eval problems are drawn distinct from each other at the eval levels
-    math = world["math"]
-    asked = math["eval"] + world.get("joint", {}).get("eval", 0)
-    levels = sorted(_levels(math["eval_levels"]))
+    # math and joint eval problems are drawn distinct from each other (joint at its own levels,
+    # world.joint.eval_levels, else the math ones): together they must fit the levels' union
+    math, joint = world["math"], world.get("joint", {})
+    math_space = sum(problem_space_size(level) for level in _levels(math["eval_levels"]))
+    if math["eval"] > math_space:
+        raise ConfigError(f"world.math.eval: {math['eval']} distinct eval problems, but world.math.eval_levels "
+                          f"{math['eval_levels']} (levels {sorted(_levels(math['eval_levels']))}) have only {math_space}")
+    joint_levels = joint.get("eval_levels", math["eval_levels"])
+    asked = math["eval"] + joint.get("eval", 0)
+    levels = sorted(set(_levels(math["eval_levels"])) | set(_levels(joint_levels)))
     space = sum(problem_space_size(level) for level in levels)
+    key = "world.math.eval_levels" + (" and world.joint.eval_levels" if "eval_levels" in joint else "")
     if asked > space:
         raise ConfigError(f"world.math.eval + world.joint.eval: {asked} distinct eval problems, but "
-                          f"world.math.eval_levels {math['eval_levels']} (levels {levels}) have only {space}")
+                          f"{key} (levels {levels}) have only {space}")
 
 
 def _check_prompt_lengths(config: dict, toy: dict[str, dict]) -> None:

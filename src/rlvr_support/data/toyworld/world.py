@@ -74,7 +74,9 @@ def build_prompt_sets(cfg: dict) -> dict[str, list[dict]]:
             recs.append(_record(f"if-{split}-{i:05d}", "if", if_prompt(topic, cons), split, None, cons, topic=topic))
     out["if"] = recs
 
-    joint_eval_probs = sample_problems(rng, jcfg["eval"], _levels(mcfg["eval_levels"]), exclude=set(math_eval) | set(math_train))
+    # joint prompts may take their own eval levels: a constraint on top of the answer makes them harder
+    joint_levels = _levels(jcfg.get("eval_levels", mcfg["eval_levels"]))
+    joint_eval_probs = sample_problems(rng, jcfg["eval"], joint_levels, exclude=set(math_eval) | set(math_train))
     joint_train_probs = sample_problems(rng, jcfg["train"], _levels(mcfg["train_levels"]),
                                         exclude=set(math_eval) | set(joint_eval_probs))
     recs = []
