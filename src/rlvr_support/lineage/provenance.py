@@ -42,7 +42,7 @@ import time
 from importlib import metadata
 from pathlib import Path
 
-from rlvr_support.storage.atomic import write_json
+from rlvr_support.storage.atomic import remove_stale_temps, write_json
 from rlvr_support.lineage.codehash import PACKAGE, code_hash
 
 SUFFIX = ".prov.json"
@@ -214,13 +214,14 @@ def _now() -> str:
 
 
 def begin(args: argparse.Namespace, argv: list[str], rule: str | None = None) -> Record | None:
-    """Hash the inputs and drop stale sidecars of the outputs; None when the verb opts out."""
+    """Hash the inputs and drop stale sidecars and temp files of the outputs; None when the verb opts out."""
     if not getattr(args, "prov", True):
         return None
     cwd = Path.cwd()
     inputs, outputs = declared_files(args)
     for o in outputs:  # a sidecar must never describe an older file than the one beside it
         sidecar_of(o).unlink(missing_ok=True)
+        remove_stale_temps(o)  # what a killed earlier attempt of this job left half-written
     rule_source = "argument"
     if rule is None and os.environ.get("RLVR_PROV_RULE"):
         rule, rule_source = os.environ["RLVR_PROV_RULE"], "environment"
