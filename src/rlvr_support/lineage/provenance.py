@@ -21,6 +21,8 @@ How a verb declares its files (cli.py calls `begin` before and `finish` after ev
 * Files written beside a declared output file with the same stem (`x.pdf` beside `x.png`,
   `headline.md` beside `headline.csv`) are outputs too; files in an output directory count if
   written during the run. Every output gets its own sidecar.
+* What a verb learns only while it runs, such as the hub commit a dataset revision resolved
+  to, it sets as `args.prov_resolved` (a dict); the sidecar records it as `resolved`.
 * A checkpoint manifest (a JSON output with a `model_dir` key) lists the files of its model
   directory, and the files written beside it during the run, as `artifacts` with their sha256:
   the weights are checked by `audit` without a sidecar per shard.
@@ -246,6 +248,7 @@ def begin(args: argparse.Namespace, argv: list[str], rule: str | None = None) ->
         raise FileNotFoundError(f"input file {missing[0]} does not exist")
     rec._t0 = time.time()
     rec._declared = outputs
+    rec._args = args
     return rec
 
 
@@ -263,6 +266,8 @@ def finish(rec: Record | None) -> list[Path]:
             entry["artifacts"] = arts
         outputs.append(entry)
     rec.update(outputs=outputs, finished=_now(), seconds=round(time.time() - rec._t0, 3))
+    if getattr(rec._args, "prov_resolved", None):
+        rec["resolved"] = rec._args.prov_resolved
     written = []
     for p in files:
         side = sidecar_of(p)
