@@ -16,6 +16,7 @@ in Arrow (the same bytes out) and scoring reads only its three columns, batch by
 from __future__ import annotations
 
 import argparse
+import filecmp
 import json
 import sys
 import tempfile
@@ -122,14 +123,14 @@ def main() -> None:
                 merged[mode] = work / f"merged-{mode}.parquet"
                 _, _, rss[(f"merge-{mode}", n)] = run_child(me + ["--child", f"merge-{mode}", "--shards-in", *shards,
                                                                    "--out", str(merged[mode])])
-            same = merged["old"].read_bytes() == merged["new"].read_bytes()
+            same = filecmp.cmp(merged["old"], merged["new"], shallow=False)  # in chunks: this parent stays small
             file_mib[n] = merged["new"].stat().st_size / 2**20
             scores = {}
             for mode in ("old", "new"):
                 scores[mode] = work / f"scores-{mode}.parquet"
                 _, _, rss[(f"score-{mode}", n)] = run_child(me + ["--child", f"score-{mode}", "--samples", str(merged["new"]),
                                                                    "--prompts", str(prompts), "--out", str(scores[mode])])
-            same_scores = scores["old"].read_bytes() == scores["new"].read_bytes()
+            same_scores = filecmp.cmp(scores["old"], scores["new"], shallow=False)
             if not (same and same_scores):
                 raise SystemExit(f"n={n}: outputs differ from the baseline's (merge same: {same}, scores same: {same_scores})")
     small, large = a.sizes

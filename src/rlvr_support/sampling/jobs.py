@@ -188,19 +188,20 @@ def _arrow_concat(shard_files: list[str]):
         return None  # a missing column or a corrupt file: the pandas path names it
     if not tables or any(t.num_rows == 0 for t in tables) or len({t.schema.remove_metadata() for t in tables}) > 1:
         return None
-    head = tables[0].slice(0, 1).to_pandas()
+    head = tables[0].slice(0, 1).to_pandas()[SAMPLE_COLUMNS]
     schema = pa.Schema.from_pandas(head, preserve_index=False)
-    if not all(_same_values(a.type, b.type) for a, b in zip(schema, tables[0].schema)):
+    read = tables[0].schema
+    if not all(_same_values(field.type, read.field(field.name).type) for field in schema):
         return None  # e.g. a first row of nulls: pandas would infer the type from all rows
     columns = []
-    for name, field in zip(SAMPLE_COLUMNS, schema):
-        col = pa.chunked_array([c for t in tables for c in t.column(name).chunks], tables[0].schema.field(name).type)
+    for field in schema:
+        col = pa.chunked_array([c for t in tables for c in t.column(field.name).chunks], read.field(field.name).type)
         col = col.cast(field.type)
-        if isinstance(head[name].dtype, np.dtype):
+        if isinstance(head[field.name].dtype, np.dtype):
             col = pa.chunked_array([col.combine_chunks()], field.type)
         columns.append(col)
         for t in range(len(tables)):  # free each column of the shards once it is copied
-            tables[t] = tables[t].drop_columns([name])
+            tables[t] = tables[t].drop_columns([field.name])
     return pa.Table.from_arrays(columns, schema=schema)
 
 
