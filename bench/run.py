@@ -13,6 +13,8 @@ of medians over `--repeat` runs. Cases:
   rarely emits eos, so every row runs to 64 tokens: the worst case for batch compaction;
 * scoring samples/s: bench/bench_scoring.py (its own baselines), output embedded;
 * pass@k / best@k over 10,000 x 8,192: bench/bench_passk.py, output embedded;
+* peak RSS of `score` and `sample-merge` at 2,000 and 20,000 samples of 1,024 tokens, against the
+  whole-file reading of before: bench/bench_memory.py, output embedded;
 * one GRPO step (SupportGRPOTrainer as grpo.train_stage builds it, config.yaml's `rl`: 4 prompts x
   group 8, 48 completion tokens, math reward) on the same untrained model: s/step, median of
   `--grpo-steps` steps after a warm-up step, with rl.rollout_backend hf (TRL's HF generate path)
@@ -326,6 +328,8 @@ def main() -> None:
                               [str(REPO / "bench/bench_scoring.py"), "--n", "5000", "--naive-n", "200", "--before-n", "1000"])
     lines += embedded_section("pass@k / best@k over 10,000 x 8,192 (bench/bench_passk.py)",
                               [str(REPO / "bench/bench_passk.py")])
+    lines += embedded_section("Peak memory of score and sample-merge (bench/bench_memory.py)",
+                              [str(REPO / "bench/bench_memory.py")])
     if not a.no_smoke:
         lines += smoke_section()
     lines += [f"Total bench time: {time.perf_counter() - t0:.0f} s.", ""]

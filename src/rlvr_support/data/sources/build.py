@@ -24,21 +24,22 @@ from rlvr_support.data.sources.formats import CONVERTERS, TASK_OF
 from rlvr_support.data.sources.rows import load_file_rows, load_hub_rows
 
 
-def _raw_items(src: dict, where: str) -> list[dict | str]:
+def _raw_items(src: dict, where: str) -> tuple[list[dict | str], str | None]:
+    """(items, hub commit or None) of one source."""
     fmt = src["format"]
     if fmt == "reasoning_gym":
         from rlvr_support.data.sources.reasoning_gym import rg_records
 
-        return rg_records(src["rg_task"], src["size"], src.get("seed", 0), src.get("rg_config"))
+        return rg_records(src["rg_task"], src["size"], src.get("seed", 0), src.get("rg_config")), None
     if fmt == "if_templates":
         from rlvr_support.data.sources.if_templates import template_records
 
-        return template_records(src["size"], src.get("seed", 0), src.get("max_constraints", 2), src.get("math"))
+        return template_records(src["size"], src.get("seed", 0), src.get("max_constraints", 2), src.get("math")), None
     if ("hub" in src) == ("file" in src):
         raise ValueError(f"{where}: give exactly one of `hub` (a Hugging Face dataset) or `file` (a local file)")
-    rows = (load_hub_rows(src["hub"], src.get("config"), src.get("hf_split", "train"), src.get("revision"),
-                          src.get("data_files"))
-            if "hub" in src else load_file_rows(src["file"]))
+    rows, commit = (load_hub_rows(src["hub"], src.get("config"), src.get("hf_split", "train"), src.get("revision"),
+                                  src.get("data_files"))
+                    if "hub" in src else (load_file_rows(src["file"]), None))
     if src.get("limit"):
         rows = rows[:src["limit"]]
     out = []
@@ -47,7 +48,7 @@ def _raw_items(src: dict, where: str) -> list[dict | str]:
             out.append(CONVERTERS[fmt](row, i))
         except (KeyError, ValueError, TypeError) as e:
             raise ValueError(f"{where}, row {i}: {e.args[0] if e.args else e}") from None
-    return out
+    return out, commit
 
 
 def _task_of(src: dict) -> str | None:
@@ -58,15 +59,22 @@ def _task_of(src: dict) -> str | None:
     return TASK_OF[src["format"]]
 
 
-def build_task_records(task: str, sources: list[dict]) -> tuple[list[dict], list[str]]:
-    """(records, log lines) for one task; records keep source order, train before eval as listed."""
+def build_task_records(task: str, sources: list[dict],
+                       resolved: list[dict] | None = None) -> tuple[list[dict], list[str]]:
+    """(records, log lines) for one task; records keep source order, train before eval as listed.
+
+    Each hub source's resolved commit is logged and, when `resolved` is given, appended to it
+    ({source, hub, config, data_files, revision, commit}) for the provenance sidecar."""
     records, log, seen = [], [], set()
     for k, src in enumerate(sources):
         where = f"world.tasks.{task}[{k}] ({src['format']} {source_name(src)})"
         expected = _task_of(src)
         if expected is not None and expected != task:
             raise ValueError(f"{where}: format {src['format']!r} gives {expected!r} prompts, not {task!r}")
-        items = _raw_items(src, where)
+        items, commit = _raw_items(src, where)
+        if "hub" in src and resolved is not None:
+            resolved.append({"source": source_name(src), "hub": src["hub"], "config": src.get("config"),
+                             "data_files": src.get("data_files"), "revision": src.get("revision"), "commit": commit})
         if src["format"] in ("reasoning_gym", "if_templates") and src.get("limit"):
             items = items[:src["limit"]]
         skipped: dict[str, int] = {}
@@ -104,6 +112,7 @@ def build_task_records(task: str, sources: list[dict]) -> tuple[list[dict], list
             records.append(rec)
         n = sum(r["source"] == name for r in records)
         log.append(f"{task}: {name} ({src['split']}): {n} prompts"
+                   + (f", hub {src['hub']} at commit {commit or 'unknown'}" if "hub" in src else "")
                    + (f", skipped {sum(skipped.values())}: {skipped}" if skipped else ""))
     eval_prompts = {r["prompt"] for r in records if r["split"] == "eval"}
     leaked = [r for r in records if r["split"] == "train" and r["prompt"] in eval_prompts]

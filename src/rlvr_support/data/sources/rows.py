@@ -6,14 +6,17 @@ monkeypatch `datasets.load_dataset` and still exercise the real code path.
 
 from __future__ import annotations
 
-from rlvr_support.storage.atomic import read_jsonl
+import re
 from pathlib import Path
+
+from rlvr_support.storage.atomic import read_jsonl
 
 
 def load_hub_rows(name: str, config: str | None, split: str, revision: str | None = None,
-                  data_files: str | None = None) -> list[dict]:
-    """Rows of `split` of the hub dataset `name` (optionally its `config`, pinned `revision`, or one of
-    its files, `data_files`, for repos of plain JSONL files such as TingchenFu/MathIF)."""
+                  data_files: str | None = None) -> tuple[list[dict], str | None]:
+    """(rows, commit): the rows of `split` of the hub dataset `name` (optionally its `config`, pinned
+    `revision`, or one of its files, `data_files`, for repos of plain JSONL files such as
+    TingchenFu/MathIF), and the hub commit they were read from (`dataset_commit`)."""
     import datasets
 
     extra = {"data_files": data_files} if data_files else {}
@@ -22,7 +25,19 @@ def load_hub_rows(name: str, config: str | None, split: str, revision: str | Non
     except Exception as e:  # network, auth, unknown split: say which source failed
         raise ValueError(f"cannot load Hugging Face dataset {name!r} (config={config!r}, split={split!r}): "
                          f"{type(e).__name__}: {e}") from None
-    return [dict(r) for r in ds]
+    return [dict(r) for r in ds], dataset_commit(ds)
+
+
+def dataset_commit(ds) -> str | None:
+    """The hub commit a loaded dataset was read from, whatever `revision` asked for (a branch, or
+    nothing): `datasets` resolves the revision to a commit first and caches the prepared rows
+    in a folder named by it (builder.hash), as huggingface_hub names a model snapshot. None for
+    a dataset without cache files (in memory) or a cache path of another shape."""
+    for f in getattr(ds, "cache_files", None) or []:
+        folder = Path(f["filename"]).parent.name
+        if re.fullmatch(r"[0-9a-f]{40}", folder):
+            return folder
+    return None
 
 
 def load_file_rows(path: str | Path) -> list[dict]:

@@ -1,5 +1,6 @@
 """Worker process for math-verify: `python -m rlvr_support.scoring.verifiers._math_worker`.
 
+Started as `python -m rlvr_support.scoring.verifiers._math_worker <parent pid>`.
 Runs in its own interpreter (not forked from the caller, so it is safe to start
 from any thread and never re-imports the caller's __main__). Protocol over
 multiprocessing Connections on the original stdin/stdout fds:
@@ -11,13 +12,21 @@ string it extracted comes back as `extracted`).
 EOF on stdin ends the worker. The parent enforces the time limit by killing us;
 math-verify's own signal-based timeouts are disabled (they only work in the main
 thread and are soft).
+
+A worker dies with its parent (`_die_with_parent`): a worker busy on a sample reads no
+EOF, so after a SIGKILL or SIGTERM of the scorer it would otherwise run on at full CPU.
 """
 
 from __future__ import annotations
 
 import functools
 import os
+import signal
 import sys
+import threading
+import time
+
+PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 
 
 def _limit_memory(gib: int = 4) -> None:
@@ -31,6 +40,29 @@ def _limit_memory(gib: int = 4) -> None:
         pass
 
 
+def _die_with_parent(parent: int) -> None:
+    """Exit when process `parent` does.
+
+    On Linux the kernel sends SIGKILL at the parent's death (prctl PR_SET_PDEATHSIG), which
+    reaches us even deep inside sympy holding the GIL. A watchdog thread polling getppid
+    covers other systems and the race of a parent that died before the prctl call."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):  # not Linux: the watchdog alone
+        pass
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    if os.getppid() != parent:
+        os._exit(1)
+    threading.Thread(target=watch, name="parent-watchdog", daemon=True).start()
+
+
 def _wrap(expr: str) -> str:
     # Bare strings go through math-verify's LaTeX path via \boxed{...}; inputs that
     # already carry LaTeX delimiters are left as they are.
@@ -39,8 +71,10 @@ def _wrap(expr: str) -> str:
     return "\\boxed{" + expr + "}"
 
 
-def main() -> None:
+def main(parent: int) -> None:
     from multiprocessing.connection import Connection
+
+    _die_with_parent(parent)
 
     # Keep private copies of the protocol fds and point fd 0/1 elsewhere, so stray
     # prints from libraries cannot corrupt the protocol stream.
@@ -82,4 +116,4 @@ def main() -> None:
 
 if __name__ == "__main__":
     sys.setrecursionlimit(10_000)
-    main()
+    main(parent=int(sys.argv[1]))

@@ -16,6 +16,7 @@
   `timeout_s`, from any thread. math-verify's own signal-based timeouts are off.
   The same limit bounds a long `\\boxed{...}`, which is passed whole: a cut would score a
   correct long answer false, a timeout is reported as one.
+  Workers die with the scoring process, even when it is killed (SIGKILL, SIGTERM).
 
 Model output is never passed to eval/sympify here; only math-verify's parser sees
 it, inside a memory-limited, killable process.
@@ -31,6 +32,7 @@ import sys
 import threading
 import time
 from collections import deque
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from fractions import Fraction
 from multiprocessing.connection import Connection, wait
@@ -156,12 +158,25 @@ class MathResult:
     error: str | None
 
 
+_SPAWNER: tuple[int, ThreadPoolExecutor] | None = None  # (pid, executor)
+
+
+def _spawn(cmd: list[str], **popen_kw) -> subprocess.Popen:
+    """Popen from one long-lived thread. A worker dies with its parent
+    (_math_worker._die_with_parent), and Linux's parent-death signal fires when the *thread*
+    that started it exits: scoring from a short-lived thread must not take the pool with it."""
+    global _SPAWNER
+    if _SPAWNER is None or _SPAWNER[0] != os.getpid():  # a forked child inherits no spawner thread
+        _SPAWNER = (os.getpid(), ThreadPoolExecutor(max_workers=1, thread_name_prefix="math-verify-spawner"))
+    return _SPAWNER[1].submit(subprocess.Popen, cmd, **popen_kw).result()
+
+
 class _Worker:
     """One `_math_worker` subprocess with its two protocol connections."""
 
     def __init__(self) -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "rlvr_support.scoring.verifiers._math_worker"],
+        self.proc = _spawn(
+            [sys.executable, "-m", "rlvr_support.scoring.verifiers._math_worker", str(os.getpid())],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
