@@ -212,7 +212,8 @@ def seed_stability_table(scores: list[ScoreFile], pooled: pd.DataFrame, *, suppo
     seeds = sorted({f.seed for f in scores if f.seed is not None})
     per_seed = {}
     for s in seeds:
-        sp = None if support_per_prompt is None else support_per_prompt[support_per_prompt["seed"].isin([s])]
+        sp = None if support_per_prompt is None else support_per_prompt[
+            support_per_prompt["seed"].isin([s]) | support_per_prompt["seed"].isna()]  # external: no RL seed
         t = claims_table([f for f in scores if f.seed in (None, s)], support_per_prompt=sp, entropy=None,
                          js_share=None, styles=_seed_rows(styles, str(s)), perplexity=None, decomposition={},
                          sources=sources, m=m, n_boot=n_boot, ci=ci, seed=seed)
