@@ -273,7 +273,6 @@ def register(verb) -> None:
     s.add_argument("--scores-root", required=True)
     s.add_argument("--cfg", type=_json, required=True, help=cfg_help)
     s.add_argument("--out", required=True)
-    s.add_argument("--out-seed-stability", help="CSV of each claim's verdict per RL seed and pooled (.md beside it)")
 
     s = verb("figure-entropy", cmd_figure_entropy, "Entropy bars per checkpoint and eval set.")
     s.add_argument("--table", required=True)
@@ -378,3 +377,4 @@ def register(verb) -> None:
     s.add_argument("--association", help="the checkpoint-level association table (trajectories)")
     s.add_argument("--cfg", type=_json, required=True, help=cfg_help)
     s.add_argument("--out", required=True)
+    s.add_argument("--out-seed-stability", help="CSV of each claim's verdict per RL seed and pooled (.md beside it)")
