@@ -33,3 +33,30 @@ def test_group_outcomes_edges_and_errors():
         group_outcome_probs(4, 1, 5)
     with pytest.raises(ValueError, match="success counts"):
         group_outcome_probs(4, 5, 2)
+
+
+def test_trainability_table_pools_seeds_and_pairs_the_mixed_share_with_the_base(tmp_path):
+    from rlvr_support.analysis.runs import parse_files
+    from rlvr_support.analysis.trainability import mixed_share_effects, trainability_table
+    from support_helpers import write_scores
+
+    # n = 4; base: a 2/4 (mixed at G = 2: 1 - 1/6 - 1/6), b 0/4; seed0 polarises a to 4/4, seed1 keeps it
+    base = {"a": [1, 1, 0, 0], "b": [0, 0, 0, 0]}
+    paths = [write_scores(tmp_path, "base", "math", base),
+             write_scores(tmp_path, "if/seed0", "math", {"a": [1, 1, 1, 1], "b": [0, 0, 0, 0]}),
+             write_scores(tmp_path, "if/seed1", "math", {"a": [1, 0, 1, 0], "b": [1, 0, 0, 0]})]
+    files = parse_files(paths, tmp_path)
+    t = trainability_table(files, rl_group_size=2, extra_group_sizes=[2, 4, 8], n_boot=50, ci=0.9, seed=0)
+    assert sorted(set(t["G"])) == [2, 4], "G = 8 > n = 4 is left out"
+    base_g2 = t[(t["chain"] == "base") & (t["G"] == 2)].iloc[0]
+    assert base_g2["mixed"] == pytest.approx((2 / 3 + 0) / 2)
+    assert base_g2["all_fail"] == pytest.approx((1 / 6 + 1) / 2) and base_g2["rl_group_size"]
+    rl = t[(t["chain"] == "if") & (t["G"] == 2)].iloc[0]
+    # seed0: a 4/4 -> 0, b -> 0; seed1: a 2/4 -> 2/3, b 1/4 -> 1/2; mean over prompts then seeds
+    assert rl["mixed"] == pytest.approx(((0 + 0) / 2 + (2 / 3 + 1 / 2) / 2) / 2)
+    assert rl["mixed_diff"] == pytest.approx(rl["mixed"] - base_g2["mixed"])
+    assert rl["n_seeds"] == 2 and rl["relation"] == "cross-task"
+    assert rl["mixed_lo"] <= rl["mixed"] <= rl["mixed_hi"]
+    eff = mixed_share_effects(files, 2, n_boot=50, ci=0.9, seed=0)[("if", "math")]["math"]
+    assert eff[0] == pytest.approx(rl["mixed_diff"]) and eff[3] == 2
+    assert mixed_share_effects(files, 8, n_boot=10, ci=0.9, seed=0)[("if", "math")] == {}
