@@ -60,3 +60,28 @@ def test_trainability_table_pools_seeds_and_pairs_the_mixed_share_with_the_base(
     eff = mixed_share_effects(files, 2, n_boot=50, ci=0.9, seed=0)[("if", "math")]["math"]
     assert eff[0] == pytest.approx(rl["mixed_diff"]) and eff[3] == 2
     assert mixed_share_effects(files, 8, n_boot=10, ci=0.9, seed=0)[("if", "math")] == {}
+
+
+def test_the_mixed_group_claim_reads_chain_if_on_math_at_the_rl_group_size(tmp_path):
+    from rlvr_support.analysis.claims import claims_table, seed_stability_table
+    from rlvr_support.analysis.runs import parse_files
+    from support_helpers import write_scores
+
+    # base: every prompt 2/4 (mixed); IF-RLVR polarises them to 0/4 or 4/4 on both seeds: mixed falls
+    base = {f"p{i:02d}": [1, 1, 0, 0] for i in range(12)}
+    pol = {f"p{i:02d}": [1, 1, 1, 1] if i % 2 else [0, 0, 0, 0] for i in range(12)}
+    paths = [write_scores(tmp_path, "base", "math", base), write_scores(tmp_path, "if/seed0", "math", pol),
+             write_scores(tmp_path, "if/seed1", "math", pol)]
+    files = parse_files(paths, tmp_path)
+    sources = {"passk": "passk.csv", "trainability": "trainability.csv"}
+    opts = dict(support_per_prompt=None, styles=None, sources=sources, m=3, n_boot=100, ci=0.95, seed=0)
+    claim = "IF-RLVR lowers the mixed-group share on math for a later Math-RLVR stage"
+    t = claims_table(files, entropy=None, js_share=None, perplexity=None, decomposition={}, group_size=2, **opts)
+    r = t.set_index("claim").loc[claim]
+    assert r["effect"] == pytest.approx(0 - 2 / 3) and r["verdict"] == "agree" and r["expected_sign"] == "-"
+    assert r["chain"] == "if" and r["eval_set"] == "math" and "G=2" in r["measure"]
+    assert r["source"] == "trainability.csv" and r["n_seeds"] == 2
+    st = seed_stability_table(files, t, group_size=2, **opts).set_index("claim").loc[claim]
+    assert st["per_seed"] and st["stable"] and st["seed0_verdict"] == "agree"
+    without = claims_table(files, entropy=None, js_share=None, perplexity=None, decomposition={}, **opts)
+    assert claim not in set(without["claim"])

@@ -35,9 +35,9 @@ def success_counts(files: list[ScoreFile]) -> dict[str, tuple[list[str], np.ndar
     return {b: (ids, np.stack(cs), n) for b, (ids, cs, n) in out.items()}
 
 
-def group_sizes(rl_group_size: int, extra: list[int], n: int) -> list[int]:
-    """The RL group size and the extra ones, ascending, each at most n."""
-    return sorted({g for g in [rl_group_size, *extra] if g <= n})
+def group_sizes(rl_group_size: int | None, extra: list[int], n: int) -> list[int]:
+    """The RL group size (None: a study that trains nothing) and the extra ones, ascending, each at most n."""
+    return sorted({g for g in [rl_group_size, *extra] if g is not None and g <= n})
 
 
 def mixed_share_effects(files: list[ScoreFile], G: int, *, n_boot: int, ci: float, seed: int
@@ -64,7 +64,7 @@ def mixed_share_effects(files: list[ScoreFile], G: int, *, n_boot: int, ci: floa
     return out
 
 
-def trainability_table(files: list[ScoreFile], *, rl_group_size: int, extra_group_sizes: list[int], n_boot: int,
+def trainability_table(files: list[ScoreFile], *, rl_group_size: int | None, extra_group_sizes: list[int], n_boot: int,
                        ci: float, seed: int) -> pd.DataFrame:
     """One row per checkpoint (chain, RL seeds pooled), eval set, benchmark and G: the shares of
     all-fail / all-success / mixed groups with CIs, and (checkpoints) the mixed share minus the base's."""
