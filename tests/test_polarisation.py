@@ -33,3 +33,22 @@ def test_polarisation_tables_count_moves_transitions_and_histogram(tmp_path):
     assert cell[("n", "n")] == 1 and set(trans["base_bucket"]) == set(BUCKETS)
     h = hist.set_index(["chain", "successes"])["prompts"]
     assert list(h["base"]) == [1, 2, 1] and list(h["math"]) == [2, 0, 2]
+
+
+def test_polarisation_figure_has_a_facet_per_benchmark_and_a_row_per_checkpoint(drawn):
+    import pandas as pd
+
+    from rlvr_support.figures.polarisation_hist import _columns, plot_polarisation
+
+    rows = [{"chain": c, "eval_set": "if", "benchmark": b, "n": n, "successes": k, "prompts": 1.0, "share": 1 / (n + 1)}
+            for b, n in (("ifeval", 4), ("ifbench", 64)) for c in ["base"] + [f"math/{i}" for i in range(11)]
+            for k in range(n + 1)]
+    plot_polarisation(pd.DataFrame(rows), "if", "unused.png")
+    heat = [ax for ax in drawn[0].axes if ax.get_title()]
+    assert [ax.get_title() for ax in heat] == ["ifeval", "ifbench"]
+    assert [t.get_text() for t in heat[0].get_yticklabels()][0] == "base" and len(heat[0].get_yticklabels()) == 12
+    labels, col = _columns(64)
+    assert labels[0] == "0" and labels[-1] == "64" and len(labels) == 12  # 0 and n stay their own columns
+    assert col[0] == 0 and col[64] == 11 and set(col[1:64]) == set(range(1, 11))
+    with pytest.raises(ValueError, match="eval set"):
+        plot_polarisation(pd.DataFrame(rows), "math", "unused.png")

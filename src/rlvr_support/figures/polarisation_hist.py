@@ -61,5 +61,5 @@ def plot_polarisation(hist: pd.DataFrame, eval_set: str, out_png: str) -> None:
         ax.grid(False)
         fig.colorbar(im, ax=ax, fraction=0.04, pad=0.02, label="share of prompts")
     axes[0, 0].set_ylabel("checkpoint")
-    fig.suptitle(f"per-prompt success counts on {eval_set}: mass at 0 and n is polarisation", fontsize=10)
+    fig.suptitle(f"per-prompt success counts on {eval_set}: mass at 0 and n is polarisation", y=1.03, fontsize=10)
     style.save(fig, out_png)
