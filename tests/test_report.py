@@ -16,6 +16,7 @@ DATA_TABLES = {
     "js_positions.csv": "the curves behind the positional-JS figure",
     "openings_summary.csv": "per-chain numbers behind openings.csv",
     "openings_styles.csv": "style shares behind the openings figure",
+    "polarisation_histogram.csv": "prompts per success count behind the polarisation figure",
 }
 
 

@@ -432,6 +432,7 @@ def get_claims_inputs(wildcards=None):
         "support_per_prompt": f"{RESULTS}/tables/support_categories.csv",
         "entropy": f"{RESULTS}/tables/entropy.csv",
         "styles": f"{RESULTS}/tables/openings_styles.csv",
+        "trainability": f"{RESULTS}/tables/trainability.csv",
         "decomposition": [f"{RESULTS}/tables/intervention_decomposition_{e}.csv" for e in get_intervention_eval_sets()],
     }
     if get_js_eval_sets():
@@ -493,6 +494,41 @@ def get_support_outputs():
         ]
     if has_perplexity():
         out += [f"{RESULTS}/tables/perplexity.csv", f"{RESULTS}/figures/perplexity.png"]
+    return out
+
+
+# ---- seed 000's support-reshaping measurements (workflow/rules/seed000.smk)
+
+
+def get_rl_group_size():
+    """The RL group size G (None in a study that trains nothing: then only analysis.trainability's sizes)."""
+    return config["rl"].get("group_size")
+
+
+def get_trainability_cfg(wildcards=None):
+    """What the trainability table reads: G of the RL stages, analysis.trainability and the bootstrap keys."""
+    return compact_json(
+        {
+            "group_size": get_rl_group_size(),
+            "trainability": ANALYSIS["trainability"],
+            **{k: ANALYSIS[k] for k in BOOTSTRAP_KEYS},
+        }
+    )
+
+
+def get_claims_cfg(wildcards=None):
+    """What the claims table reads: m, the bootstrap keys and G (the mixed-group claim)."""
+    keys = ("opening_tokens", *BOOTSTRAP_KEYS)
+    return compact_json({"group_size": get_rl_group_size(), **{k: ANALYSIS[k] for k in keys}})
+
+
+def get_seed000_outputs():
+    """Every table and figure of seed000.smk: targets of `all`."""
+    tables = ["trainability", "polarisation", "polarisation_transitions", "polarisation_histogram", "opening_modes"]
+    if get_js_eval_sets():
+        tables.append("route_entry")
+    out = [f"{RESULTS}/tables/{t}.{ext}" for t in tables for ext in ("csv", "md")]
+    out += [f"{RESULTS}/figures/polarisation_{e}.png" for e in config["eval_sets"]]
     return out
 
 
@@ -619,6 +655,7 @@ def get_final_output():
             *get_figures(),
             *get_remedy_outputs(),
             *get_support_outputs(),
+            *get_seed000_outputs(),
             *get_routed_outputs(),
             *get_trajectory_outputs(),
         ]

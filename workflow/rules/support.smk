@@ -434,10 +434,11 @@ rule claims_table:
     params:
         root=results_dir,  # this model's results folder
         optional=get_claims_args,
-        cfg=get_analysis_cfg("opening_tokens", *BOOTSTRAP_KEYS),
+        cfg=get_claims_cfg(),
         code=get_code("analysis.claims", "cli.support"),
     shell:
         "python -m rlvr_support claims --scores {input.scores} --scores-root {params.root}/scores --passk-source {input.passk} "
         "--support-per-prompt {input.support_per_prompt} --support-source {input.support} "
-        "--entropy {input.entropy} --styles {input.styles} --openings-source {input.styles} {params.optional} "
+        "--entropy {input.entropy} --styles {input.styles} --openings-source {input.styles} "
+        "--trainability-source {input.trainability} {params.optional} "
         "--cfg {params.cfg:q} --out {output.table} --out-seed-stability {output.seeds} > {log} 2>&1"

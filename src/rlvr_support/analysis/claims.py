@@ -24,6 +24,7 @@ from rlvr_support.analysis.passk_table import per_prompt_metrics
 from rlvr_support.analysis.resample import paired_grouped_diff, verdict
 from rlvr_support.analysis.runs import by_chain, is_trained
 from rlvr_support.analysis.scores import ScoreFile, benchmark_matrices
+from rlvr_support.analysis.trainability import mixed_share_effects
 
 COLUMNS = ["claim", "paper", "chain", "eval_set", "benchmark", "measure", "expected_sign", "effect", "ci_low",
            "ci_high", "n_seeds", "verdict", "source"]
@@ -85,7 +86,8 @@ def _passk_effects(files: list[ScoreFile], *, n_boot, ci, seed) -> dict[tuple[st
 def claims_table(scores: list[ScoreFile], *, support_per_prompt: pd.DataFrame | None, entropy: pd.DataFrame | None,
                  js_share: pd.DataFrame | None, styles: pd.DataFrame | None, perplexity: pd.DataFrame | None,
                  decomposition: dict[str, pd.DataFrame], sources: dict[str, str], m: int,
-                 n_boot: int, ci: float, seed: int, association: pd.DataFrame | None = None) -> pd.DataFrame:
+                 n_boot: int, ci: float, seed: int, association: pd.DataFrame | None = None,
+                 group_size: int | None = None) -> pd.DataFrame:
     opts = dict(n_boot=n_boot, ci=ci, seed=seed)
     styles = _seed_rows(styles, "all")
     pk = _passk_effects(scores, **opts)
@@ -171,6 +173,13 @@ def claims_table(scores: list[ScoreFile], *, support_per_prompt: pd.DataFrame | 
             rows.append(_row(claim, "000", chain, "math", bench,
                              "share of direct-answer openings, checkpoint - base (paired)",
                              +1, r["diff"], r["diff_lo"], r["diff_hi"], r["n_seeds"], sources["openings"]))
+    # --- future trainability (seeds/000): a later Math-RLVR stage learns only from mixed groups of G rollouts
+    if group_size and "if" in chains:
+        ifs = [f for f in scores if f.chain in ("base", "if") and f.eval_set == "math"]
+        for bench, (d, lo, hi, ns) in mixed_share_effects(ifs, group_size, **opts).get(("if", "math"), {}).items():
+            rows.append(_row("IF-RLVR lowers the mixed-group share on math for a later Math-RLVR stage", "000", "if",
+                             "math", bench, f"share of mixed groups of G={group_size} rollouts, checkpoint - base "
+                             "(paired)", -1, d, lo, hi, ns, sources.get("trainability", "")))
     # --- across checkpoints (seeds/000: Pearson r = -0.85 between direct-answer openings and math best@k)
     for bench, a in _by_benchmark(association, "math", {"eval_set": "math", "x": "share:answer",
                                                         "y": "best@k"}).items():
@@ -203,7 +212,7 @@ KEY = ["claim", "chain", "eval_set", "benchmark"]
 
 def seed_stability_table(scores: list[ScoreFile], pooled: pd.DataFrame, *, support_per_prompt: pd.DataFrame | None,
                          styles: pd.DataFrame | None, sources: dict[str, str], m: int, n_boot: int, ci: float,
-                         seed: int) -> pd.DataFrame:
+                         seed: int, group_size: int | None = None) -> pd.DataFrame:
     """Each claim's verdict for every RL seed alone and pooled (the rows of `pooled`, the claims table).
 
     A seed's claims are those of `claims_table` on that seed's checkpoints only (with the base and
@@ -216,7 +225,7 @@ def seed_stability_table(scores: list[ScoreFile], pooled: pd.DataFrame, *, suppo
             support_per_prompt["seed"].isin([s]) | support_per_prompt["seed"].isna()]  # external: no RL seed
         t = claims_table([f for f in scores if f.seed in (None, s)], support_per_prompt=sp, entropy=None,
                          js_share=None, styles=_seed_rows(styles, str(s)), perplexity=None, decomposition={},
-                         sources=sources, m=m, n_boot=n_boot, ci=ci, seed=seed)
+                         sources=sources, m=m, n_boot=n_boot, ci=ci, seed=seed, group_size=group_size)
         per_seed[s] = t.set_index(KEY)
     rows = []
     for _, r in pooled.iterrows():

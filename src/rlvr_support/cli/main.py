@@ -308,6 +308,9 @@ def build_parser() -> argparse.ArgumentParser:
     from rlvr_support.cli.trajectory import register as register_trajectory  # training trajectories, checkpoint association
 
     register_trajectory(verb)
+    from rlvr_support.cli.seed000 import register as register_seed000  # seed 000's support-reshaping measurements
+
+    register_seed000(verb)
     return p
 
 

@@ -232,10 +232,11 @@ def cmd_claims(a):
     dec = {k: pd.read_csv(v) for k, v in _pairs(a.decomposition or [], "decomposition").items()}
     sources = {"passk": a.passk_source, "support": a.support_source, "entropy": a.entropy, "js": a.js_share,
                "openings": a.openings_source, "perplexity": a.perplexity, "association": a.association,
-               "intervention": _pairs(a.decomposition or [], "decomposition")}
+               "intervention": _pairs(a.decomposition or [], "decomposition"), "trainability": a.trainability_source}
     c = a.cfg
     scores, support, styles = parse_files(a.scores, a.scores_root), opt(a.support_per_prompt), opt(a.styles)
-    opts = dict(sources=sources, m=c["opening_tokens"], n_boot=c["bootstrap"], ci=c["ci"], seed=c["seed"])
+    opts = dict(sources=sources, m=c["opening_tokens"], n_boot=c["bootstrap"], ci=c["ci"], seed=c["seed"],
+                group_size=c.get("group_size"))
     t = claims_table(scores, support_per_prompt=support, entropy=opt(a.entropy), js_share=opt(a.js_share),
                      styles=styles, perplexity=opt(a.perplexity), association=opt(a.association),
                      decomposition=dec, **opts)
@@ -375,6 +376,10 @@ def register(verb) -> None:
     s.add_argument("--perplexity")
     s.add_argument("--decomposition", nargs="*", help="eval_set=intervention decomposition CSV pairs")
     s.add_argument("--association", help="the checkpoint-level association table (trajectories)")
+    s.add_argument("--out-seed-stability", help="CSV of each claim's verdict per RL seed and pooled (.md beside it)")
+    s.add_argument("--trainability-source", default="",
+                   help="the trainability table the mixed-group claim refers to (the claim is computed from --scores "
+                        "at the cfg's group_size)")
     s.add_argument("--cfg", type=_json, required=True, help=cfg_help)
     s.add_argument("--out", required=True)
     s.add_argument("--out-seed-stability", help="CSV of each claim's verdict per RL seed and pooled (.md beside it)")

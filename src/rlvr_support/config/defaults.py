@@ -21,6 +21,14 @@ ANALYSIS_DEFAULTS = {
                    "max_positions": 48, "batch": 40},
     "intervention": {"eval_sets": ["math"], "top": 4, "prompts": 25, "n": 4, "max_new_tokens": 48},
     "perplexity": {"prompts": 100, "batch": 64},
+    # group sizes G of the future-trainability table besides the RL `group_size` (analysis/trainability.py)
+    "trainability": {"group_sizes": [2, 4, 8, 16]},
+    # opening-mode rules, regular expressions matched at the start of a response (metrics/opening_modes.py):
+    # seeds/000's deliberative-reasoning and direct-answer openings, and the toy world's `step` / `answer : N`
+    "opening_modes": {
+        "dri": [r"<think>", r"let'?s\b", r"let us\b", r"first\b", r"to solve\b", r"we need\b", r"step\b"],
+        "dai": [r"the (?:final )?answer is\b", r"\$*\\boxed", r"answer\s*:", r"[-+]?\$?\d[\d,]*(?:\.\d+)?(?![\d.)])"],
+    },
 }
 
 

@@ -16,11 +16,12 @@ torch is only touched if a tensor is passed).
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any
 
 import numpy as np
 
-__all__ = ["js_divergence", "positional_js", "share_in_first_m"]
+__all__ = ["js_divergence", "positional_js", "share_in_first_m", "route_entry_ratio"]
 
 LN2 = math.log(2.0)
 
@@ -90,3 +91,21 @@ def share_in_first_m(js_by_position: np.ndarray, m: int) -> float:
     if total == 0:
         return float("nan")
     return float(np.nansum(js[:m]) / total)
+
+
+def route_entry_ratio(curve: np.ndarray) -> np.ndarray:
+    """JS at the first response position over the mean JS of the interior positions, per curve.
+
+    seeds/000 ("route entry"): the divergence between base and RLVR policy is largest where the
+    response starts, 9.8x to 106.7x the interior level on AIME.  With the mean JS curve J_t over
+    positions t = 0..T-1 (last axis; NaN where no sequence has a token)::
+
+        ratio = J_0 / mean_{1 <= t < T, J_t not NaN} J_t
+
+    NaN when J_0 is NaN, when no interior position has a value, or when the interior mean is 0.
+    """
+    c = np.asarray(curve, dtype=np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN interior gives NaN, as intended
+        interior = np.nanmean(c[..., 1:], axis=-1) if c.shape[-1] > 1 else np.full(c.shape[:-1], np.nan)
+        return np.where(interior > 0, c[..., 0] / interior, np.nan)

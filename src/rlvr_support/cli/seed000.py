@@ -1,0 +1,111 @@
+"""CLI verbs of seed 000's support-reshaping measurements: future trainability (mixed GRPO groups),
+polarisation of per-prompt success, opening modes (DRI / DAI) and the route-entry JS ratio.
+
+Registered into `python -m rlvr_support` by cli.build_parser (one verb per rule of
+workflow/rules/seed000.smk).  Tables are written as CSV with a Markdown twin beside them
+(cli.support._write_table), each with its provenance sidecar.
+"""
+
+from __future__ import annotations
+
+from rlvr_support.cli.args import json_arg as _json
+from rlvr_support.cli.support import _write_table
+
+
+def cmd_trainability_table(a):
+    from rlvr_support.analysis.runs import parse_files
+    from rlvr_support.analysis.trainability import trainability_table
+
+    c = a.cfg
+    t = trainability_table(parse_files(a.scores, a.scores_root), rl_group_size=c["group_size"],
+                           extra_group_sizes=c["trainability"]["group_sizes"], n_boot=c["bootstrap"], ci=c["ci"],
+                           seed=c["seed"])
+    _write_table(t, a.out)
+    print(t[["chain", "eval_set", "benchmark", "G", "all_fail", "all_success", "mixed", "mixed_diff"]].to_string())
+
+
+def cmd_polarisation_table(a):
+    from rlvr_support.analysis.polarisation import polarisation_tables
+    from rlvr_support.analysis.runs import parse_files
+
+    c = a.cfg
+    summary, transitions, hist = polarisation_tables(parse_files(a.scores, a.scores_root), n_boot=c["bootstrap"],
+                                                     ci=c["ci"], seed=c["seed"])
+    _write_table(summary, a.out)
+    _write_table(transitions, a.out_transitions)
+    _write_table(hist, a.out_histogram)
+    print(summary[["chain", "eval_set", "benchmark", "n", "delta_zero", "delta_all", "to_zero", "to_all"]].to_string())
+
+
+def cmd_figure_polarisation(a):
+    import pandas as pd
+
+    from rlvr_support.figures.polarisation_hist import plot_polarisation
+
+    plot_polarisation(pd.read_csv(a.table), a.eval_set, a.out)
+
+
+def cmd_opening_modes_table(a):
+    from rlvr_support.analysis.opening_modes import opening_modes_table
+    from rlvr_support.analysis.runs import parse_files
+
+    c = a.cfg
+    t = opening_modes_table(parse_files(a.samples, a.samples_root), patterns=c["opening_modes"],
+                            n_boot=c["bootstrap"], ci=c["ci"], seed=c["seed"])
+    _write_table(t, a.out)
+    print(t[t["seed"] == "all"][["chain", "eval_set", "benchmark", "mode", "share", "diff"]].to_string())
+
+
+def cmd_route_entry_table(a):
+    from rlvr_support.analysis.route_entry import route_entry_table
+    from rlvr_support.analysis.runs import parse_files
+
+    c = a.cfg
+    t = route_entry_table(parse_files(a.runs, a.runs_root), n_boot=c["bootstrap"], ci=c["ci"], seed=c["seed"])
+    _write_table(t, a.out)
+    print(t[["chain", "eval_set", "benchmark", "source", "js_first", "js_interior", "ratio", "ratio_lo",
+             "ratio_hi"]].to_string())
+
+
+def register(verb) -> None:
+    """Add the verbs; ``verb(name, fn, help)`` returns an argparse sub-parser."""
+    cfg_help = "the config's `analysis` keys the verb reads, as JSON"
+
+    s = verb("trainability-table", cmd_trainability_table,
+             "Share of prompts whose G-rollout GRPO group would be all-fail / all-success / mixed, per checkpoint "
+             "and G (hypergeometric, from each prompt's n samples).")
+    s.add_argument("--scores", nargs="+", required=True)
+    s.add_argument("--scores-root", required=True)
+    s.add_argument("--cfg", type=_json, required=True,
+                   help='JSON: {"group_size": rl.group_size, "trainability": {"group_sizes": [...]}, bootstrap, ci, seed}')
+    s.add_argument("--out", required=True, help="CSV (a .md is written beside it)")
+
+    s = verb("polarisation-table", cmd_polarisation_table,
+             "Prompts moved to 0/n and n/n successes vs the base, bucket transitions and success-count histograms.")
+    s.add_argument("--scores", nargs="+", required=True)
+    s.add_argument("--scores-root", required=True)
+    s.add_argument("--cfg", type=_json, required=True, help=cfg_help)
+    s.add_argument("--out", required=True, help="summary CSV (a .md beside it)")
+    s.add_argument("--out-transitions", required=True, help="base bucket x checkpoint bucket CSV")
+    s.add_argument("--out-histogram", required=True, help="prompts per success count CSV (the figure's data)")
+
+    s = verb("figure-polarisation", cmd_figure_polarisation,
+             "Heat map of per-prompt success counts per checkpoint for one eval set, a facet per benchmark.")
+    s.add_argument("--table", required=True, help="the polarisation histogram CSV")
+    s.add_argument("--eval-set", required=True)
+    s.add_argument("--out", required=True, help="<name>.png; the PDF is written beside it")
+
+    s = verb("opening-modes-table", cmd_opening_modes_table,
+             "Shares of deliberative-reasoning (DRI), direct-answer (DAI) and other openings per checkpoint.")
+    s.add_argument("--samples", nargs="+", required=True)
+    s.add_argument("--samples-root", required=True)
+    s.add_argument("--cfg", type=_json, required=True,
+                   help='JSON: {"opening_modes": {"dri": [regex...], "dai": [regex...]}, bootstrap, ci, seed}')
+    s.add_argument("--out", required=True, help="CSV (a .md beside it)")
+
+    s = verb("route-entry-table", cmd_route_entry_table,
+             "JS at the first response position over the mean interior JS, per checkpoint vs base, with CIs.")
+    s.add_argument("--runs", nargs="+", required=True, help="positional-JS runs, <root>/<checkpoint>/<eval set>.parquet")
+    s.add_argument("--runs-root", required=True)
+    s.add_argument("--cfg", type=_json, required=True, help=cfg_help)
+    s.add_argument("--out", required=True, help="CSV (a .md beside it)")
