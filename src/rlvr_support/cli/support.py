@@ -376,7 +376,6 @@ def register(verb) -> None:
     s.add_argument("--perplexity")
     s.add_argument("--decomposition", nargs="*", help="eval_set=intervention decomposition CSV pairs")
     s.add_argument("--association", help="the checkpoint-level association table (trajectories)")
-    s.add_argument("--out-seed-stability", help="CSV of each claim's verdict per RL seed and pooled (.md beside it)")
     s.add_argument("--trainability-source", default="",
                    help="the trainability table the mixed-group claim refers to (the claim is computed from --scores "
                         "at the cfg's group_size)")
