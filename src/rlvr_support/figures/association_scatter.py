@@ -51,6 +51,6 @@ def plot_association_scatter(traj: pd.DataFrame, assoc: pd.DataFrame, eval_set: 
             ax.set_ylim(-0.02, 1.02)
         ax.set_title(f"{bench}: {_r_label(assoc, eval_set, bench, x, y)}", fontsize=9)
     axes[0, 0].set_ylabel(y)
-    axes[0, -1].legend(title="chain", fontsize=8)
+    style.legend_outside(axes[0, -1], title="chain", fontsize=8)
     fig.suptitle(f"{eval_set}: {y} against {x} across checkpoints (lines: one run in step order)")
     style.save(fig, out)

@@ -20,7 +20,9 @@ def plot_entropy(table: pd.DataFrame, out_png: str) -> None:
     table = table.assign(benchmark=table["benchmark"] if "benchmark" in table.columns else table["eval_set"])
     facets = list(dict.fromkeys(zip(table["eval_set"], table["benchmark"])))
     chains = sorted(set(table["chain"]), key=chain_sort_key)
-    fig, axes = plt.subplots(len(PANELS), len(facets), figsize=(3.2 * len(facets), 2.4 * len(PANELS)),
+    # each bar gets width of its own, so the checkpoint names under it never run into each other
+    width = max(3.2, 0.3 * len(chains) + 0.8)
+    fig, axes = plt.subplots(len(PANELS), len(facets), figsize=(width * len(facets), 2.4 * len(PANELS)),
                              squeeze=False, sharex=True)
     x = np.arange(len(chains))
     for j, (ev, bench) in enumerate(facets):
@@ -40,5 +42,5 @@ def plot_entropy(table: pd.DataFrame, out_png: str) -> None:
                     ax.text(0.02, 0.97, method, transform=ax.transAxes, fontsize=6, va="top")
             if j == 0:
                 ax.set_ylabel(label)
-            ax.set_xticks(x, chains, rotation=45, ha="right")
+            ax.set_xticks(x, chains, rotation=90, fontsize=7)
     style.save(fig, out_png)

@@ -35,6 +35,6 @@ def plot_js_curves(positions: pd.DataFrame, eval_set: str, m: int, out_png: str)
                 ax.set_xlabel("response position t")
             if j == 0:
                 ax.set_ylabel("JS(base || checkpoint), nats")
-    axes[0, -1].legend(title="checkpoint", fontsize=7)
+    style.legend_outside(axes[0, -1], title="checkpoint", fontsize=7)
     fig.suptitle(f"{eval_set} prompts: where the checkpoints' next-token distributions differ (shaded: first m={m})")
     style.save(fig, out_png)

@@ -36,6 +36,6 @@ def plot_monitor(frames: dict[int, pd.DataFrame], chain: str, out_png: str) -> N
         ax.set_xlabel("step")
         if metric != "opening_entropy":
             ax.set_ylim(-0.02, 1.02)
-    axes[0].legend(fontsize=7)
+    style.legend_outside(axes[-1], fontsize=7)
     fig.suptitle(f"Support monitor: {chain}")
     style.save(fig, out_png)

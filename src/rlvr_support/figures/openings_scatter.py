@@ -34,12 +34,14 @@ def plot_openings_scatter(shift: pd.DataFrame, eval_set: str, out_png: str) -> N
         ax.set_xlim(-0.001, 1.05)
         ax.set_ylim(-0.001, 1.05)
         top = b.sort_values("rl_prob", ascending=False).drop_duplicates("opening").head(3)
-        for _, r in top.iterrows():
+        # the top openings often sit close together near (p, 1): each label on a line of its own
+        for i, (_, r) in enumerate(top.iterrows()):
             ax.annotate(str(r["opening_text"])[:24], (r["base_prob"], r["rl_prob"]), fontsize=6,
-                        xytext=(3, 3), textcoords="offset points")
+                        xytext=(-60, -12 - 10 * i), textcoords="offset points",
+                        arrowprops={"arrowstyle": "-", "lw": 0.4, "color": "grey"})
         ax.set_xlabel("P(opening) in base samples")
         ax.set_title(bench)
     axes[0, 0].set_ylabel("P(opening) in checkpoint samples")
-    axes[0, -1].legend(title="checkpoint", fontsize=7)
+    style.legend_outside(axes[0, -1], title="checkpoint", fontsize=7)
     fig.suptitle(f"{eval_set}: openings per benchmark (x = never sampled by the base)")
     style.save(fig, out_png)

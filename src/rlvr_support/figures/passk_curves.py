@@ -36,6 +36,6 @@ def plot_passk_curves(passk: pd.DataFrame, eval_set: str, out_png: str, metric: 
         ax.set_ylim(0, 1.02)
         ax.set_title(f"{bench} ({int(b['n_prompts'].iloc[0])} prompts, n = {int(b['n_samples'].iloc[0])})")
     axes[0, 0].set_ylabel(metric)
-    axes[0, -1].legend(title="checkpoint", fontsize=8)
+    style.legend_outside(axes[0, -1], title="checkpoint", fontsize=8)
     fig.suptitle(f"{metric} on {eval_set} prompts ({int(d['n_seeds'].max())} RL seed(s))")
     style.save(fig, out_png)

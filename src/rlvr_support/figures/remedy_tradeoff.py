@@ -40,5 +40,5 @@ def plot_remedy_tradeoff(table: pd.DataFrame, out_png: str) -> None:
     ax.set_xlabel("previous-task best@k loss vs parent (lower is better)")
     ax.set_ylabel("current-task pass@1 gain vs parent")
     ax.set_title(f"Mitigation trade-off ({int(table['n_seeds'].max())} RL seed(s))")
-    ax.legend(fontsize=7, title="chain · variant (current / previous benchmark)", loc="best")
+    style.legend_outside(ax, fontsize=7, title="chain · variant (current / previous benchmark)")
     style.save(fig, out_png)

@@ -24,6 +24,12 @@ def palette(keys) -> dict:
     return dict(zip(keys, sns.color_palette("tab10" if len(keys) <= 10 else "husl", len(keys))))
 
 
+def legend_outside(ax, **kwargs) -> None:
+    """The legend to the right of the axes, never over the data, however many entries it has
+    (ten checkpoints or thirty seeds x chains); the saved file's tight box takes it in."""
+    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, **kwargs)
+
+
 def save(fig, png_path: str | Path) -> None:
     """Write `<name>.png` and `<name>.pdf` atomically, without creation dates, so reruns are byte-identical."""
     png_path = Path(png_path)

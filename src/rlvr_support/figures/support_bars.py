@@ -47,6 +47,7 @@ def plot_support_bars(summary: pd.DataFrame, eval_set: str, out_png: str) -> Non
         ax.set_title(f"{bench} (k={k}, eps={eps:.3g})", fontsize=9)
     axes[0, 0].set_ylabel("checkpoint")
     handles, labels = axes[0, 0].get_legend_handles_labels()
-    fig.legend(handles, labels, fontsize=7, loc="lower center", ncol=4, bbox_to_anchor=(0.5, 1.0), frameon=False)
-    fig.suptitle(f"support vs base on {eval_set} (same-task / cross-task: see the table)", y=1.06, fontsize=10)
+    # the legend below the axes, the title above: neither can cover the other or a bar
+    fig.legend(handles, labels, fontsize=7, loc="upper center", ncol=4, bbox_to_anchor=(0.5, 0.0), frameon=False)
+    fig.suptitle(f"support vs base on {eval_set} (same-task / cross-task: see the table)", fontsize=10)
     style.save(fig, out_png)
