@@ -1,8 +1,8 @@
 r"""IFEval instruction checkers (Zhou et al. 2023, "Instruction-Following Evaluation
 for Large Language Models"), re-implemented offline and deterministically.
 
-IFBench's checkers (`ifbench`) join this module's registry, so everything below
-(validation, strict/loose scoring) serves both benchmarks.
+IFBench's checkers (`ifbench`) and IF-RLVR's training constraints (`iftrain`) join this
+module's registry, so everything below (validation, strict/loose scoring) serves all three.
 
 Semantics follow Google's reference code as vendored in lm-eval
 (`lm_eval/tasks/ifeval/instructions.py`, `utils.py`): same instruction ids, same
@@ -73,7 +73,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from rlvr_support.scoring.verifiers import ifbench, langdetect_fast
+from rlvr_support.scoring.verifiers import ifbench, iftrain, langdetect_fast
 from rlvr_support.scoring.verifiers.sentences import count_sentences, count_words, whole_word, word_tokens
 
 RELATIONS = ("less than", "at least")
@@ -469,6 +469,9 @@ INSTRUCTION_IDS: tuple[str, ...] = tuple(_REGISTRY)  # IFEval's 25; IFBench's ar
 # IFBench's checkers take the same (response, kwargs, prompt) and are scored by the same
 # strict/loose protocol, so one registry serves both benchmarks.
 _REGISTRY.update(ifbench.REGISTRY)
+# IF-RLVR's training constraints (`iftrain`) join the same way; no id is shared.
+assert not set(_REGISTRY) & set(iftrain.REGISTRY), set(_REGISTRY) & set(iftrain.REGISTRY)
+_REGISTRY.update(iftrain.REGISTRY)
 
 
 # ---------------------------------------------------------------------------
@@ -535,6 +538,8 @@ def _normalise(instruction_id: str, kwargs: dict) -> dict:
         raise ValueError("kwarg 'nth_paragraph' must be >= 1")
     if instruction_id in ifbench.REGISTRY:
         ifbench.check_kwargs(instruction_id, out)
+    if instruction_id in iftrain.REGISTRY:
+        iftrain.check_kwargs(instruction_id, out)
     return out
 
 
