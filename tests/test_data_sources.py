@@ -117,6 +117,28 @@ def test_rlvr_ifeval_choice_with_ifeval_options_maps():
     assert "no IFEval equivalent" in map_ground_truth({"func_name": "made_up"})
 
 
+def test_iftrain_rows_load_and_refused_kwargs_are_skipped_by_name():
+    recs, log = build_task_records("if", [{"format": "iftrain", "file": str(DATA / "iftrain_train.jsonl"),
+                                           "split": "train", "name": "iftrain"}])
+    assert [r["id"] for r in recs] == ["iftrain-if_0", "iftrain-if_1"]
+    assert "skipped 1" in log[0] and "keywords:word_once refused" in log[0]
+    first, last = recs
+    assert first["instruction_id_list"] == ["count:count_increment_word", "punctuation:punctuation_dot"]
+    assert first["kwargs"] == [{"keyword1": "waves", "keyword2": "foam"}, {}]
+    assert first["constraint_type"] == "multi"
+    ok = "Waves and foam, more foam"
+    assert score_if(ok, first["instruction_id_list"], first["kwargs"], first["prompt"]).prompt_strict
+    assert not score_if(ok + ".", first["instruction_id_list"], first["kwargs"], first["prompt"]).prompt_strict
+    assert score_if("An apple.", last["instruction_id_list"], last["kwargs"], last["prompt"]).prompt_strict
+
+
+def test_iftrain_bad_ground_truth_names_the_row(tmp_path):
+    path = tmp_path / "bad.jsonl"
+    path.write_text(json.dumps({"messages": [{"role": "user", "content": "x"}], "ground_truth": "[{oops"}) + "\n")
+    with pytest.raises(ValueError, match=r"row 0: ground_truth is not a constraint literal"):
+        build_task_records("if", [{"format": "iftrain", "file": str(path), "split": "train", "name": "t"}])
+
+
 def test_mathif_joint_scores_math_and_instructions(tmp_path):
     recs, _ = build_task_records("joint", [{"format": "mathif", "file": str(DATA / "mathif_gsm8k_single.jsonl"),
                                             "split": "eval", "name": "mathif"}])

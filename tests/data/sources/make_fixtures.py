@@ -94,3 +94,22 @@ jl("mathif_gsm8k_single.jsonl", [
 # An IFEval row with an unknown kwarg: the loader must refuse it, naming the source and prompt.
 jl("ifeval_bad.jsonl", [{"key": 7, "prompt": "x", "instruction_id_list": ["punctuation:no_comma"],
                          "kwargs": [{"num_commas": 2}]}])
+# allenai/IF_multi_constraints_upto5 (IF-RLVR training): key, messages, ground_truth (a Python
+# literal list whose first element is a JSON string, as open-instruct's IFEvalVerifier reads it),
+# dataset, constraint_type, constraint. Row 2's empty keyword is refused (skipped, counted).
+def ifevalg(ids, kwargs):
+    return str([json.dumps({"instruction_id": ids, "kwargs": kwargs})])
+
+
+jl("iftrain_train.jsonl", [
+    {"key": "if_0", "messages": msg("Describe the sea. Include keyword waves once in your response, keyword "
+                                    "foam twice in your response. Do not use any dots."),
+     "ground_truth": ifevalg(["count:count_increment_word", "punctuation:punctuation_dot"],
+                             [{"keyword1": "waves", "keyword2": "foam", "N": None}, None]),
+     "dataset": "ifeval", "constraint_type": "multi", "constraint": "..."},
+    {"key": "if_1", "messages": msg("Name a fruit. The last word of your response should be the word apple."),
+     "ground_truth": str([{"instruction_id": ["last_word:last_word_answer"], "kwargs": [{"last_word": "apple"}]}]),
+     "dataset": "ifeval", "constraint_type": "single", "constraint": "..."},
+    {"key": "if_2", "messages": msg("Say hi. Include keyword  once."),
+     "ground_truth": ifevalg(["keywords:word_once"], [{"keyword": " "}]),
+     "dataset": "ifeval", "constraint_type": "single", "constraint": "..."}])

@@ -1,8 +1,8 @@
 """Assemble one task's prompt records from its configured sources (`world.kind: datasets`).
 
 A source is one of
-  {format: gsm8k|math500|deepscaler|aime24|amc23|minerva|ifeval|ifbench|rlvr_ifeval|mathif|records, hub: <name>, config,
-   hf_split, revision}
+  {format: gsm8k|math500|deepscaler|aime24|amc23|minerva|ifeval|ifbench|rlvr_ifeval|iftrain|mathif|records,
+   hub: <name>, config, hf_split, revision}
   {format: ..., file: <path.jsonl|path.parquet>}
   {format: reasoning_gym, rg_task: <name>, size, seed, rg_config}
   {format: if_templates, size, seed, max_constraints, math: {task, config}}

@@ -10,22 +10,30 @@ Column layouts follow each dataset card:
   ifeval      google/IFEval: key, prompt, instruction_id_list, kwargs (541 rows)
   ifbench     allenai/IFBench_test (split train, 300 rows): IFEval's layout, IFBench's instruction ids
   rlvr_ifeval allenai/RLVR-IFeval: messages [{role, content}], ground_truth (JSON), constraint_type
+  iftrain     allenai/IF_multi_constraints_upto5 (IF-RLVR's training set): messages, ground_truth (a
+              Python literal `[{"instruction_id": [...], "kwargs": [...]}]`, its first element
+              possibly a JSON string, as open-instruct's IFEvalVerifier reads it), constraint_type
   mathif      TingchenFu/MathIF (*_single/double/triple.jsonl): question text in `prompt` (or
               `question`), answer, instruction_id_list, kwargs, optional source / key / id
   records     rows already in this project's contract (id, task, prompt, ...)
 
 A converter returns a dict (key, prompt, answer, instruction_id_list, kwargs, meta) or a
 string saying why the row is skipped (RLVR-IFeval rows without an IFEval equivalent, IFBench
-rows using a constraint that cannot be scored here).
+rows using a constraint that cannot be scored here, IF-RLVR training rows whose kwargs this
+project refuses, e.g. an empty keyword; see `verifiers.iftrain`).
 """
 
 from __future__ import annotations
 
+import ast
+import json
+
 from rlvr_support.data.sources.rlvr_ifeval import map_ground_truth
 from rlvr_support.scoring.verifiers.ifbench import unavailable_reason
+from rlvr_support.scoring.verifiers.ifeval import InstructionError, validate_instructions
 
 TASK_OF = {"gsm8k": "math", "math500": "math", "deepscaler": "math", "aime24": "math", "amc23": "math",
-           "minerva": "math", "ifeval": "if", "ifbench": "if", "rlvr_ifeval": "if", "mathif": "joint", "records": None}
+           "minerva": "math", "ifeval": "if", "ifbench": "if", "rlvr_ifeval": "if", "iftrain": "if", "mathif": "joint", "records": None}
 
 
 def _need(row: dict, *cols: str) -> None:
@@ -108,6 +116,39 @@ def rlvr_ifeval(row: dict, i: int) -> dict | str:
             "meta": {"constraint_type": row.get("constraint_type")}}
 
 
+def _ifevalg_constraints(ground_truth) -> dict:
+    """open-instruct IFEvalVerifier's reading of a label: `ast.literal_eval` (literals only, never
+    code), the first element, itself JSON when it is a string."""
+    try:
+        gt = ast.literal_eval(ground_truth) if isinstance(ground_truth, str) else ground_truth
+        first = gt[0] if isinstance(gt, (list, tuple)) else gt
+        spec = json.loads(first) if isinstance(first, str) else first
+    except (SyntaxError, ValueError, IndexError, RecursionError, MemoryError) as e:
+        raise ValueError(f"ground_truth is not a constraint literal ({type(e).__name__}): {str(ground_truth)[:80]}") from None
+    if not isinstance(spec, dict) or "instruction_id" not in spec or "kwargs" not in spec:
+        raise ValueError(f"ground_truth has no instruction_id/kwargs: {str(ground_truth)[:80]}")
+    return spec
+
+
+def iftrain(row: dict, i: int) -> dict | str:
+    _need(row, "messages", "ground_truth")
+    users = [m["content"] for m in row["messages"] if m.get("role") == "user"]
+    if not users:
+        raise ValueError("messages has no user turn")
+    spec = _ifevalg_constraints(row["ground_truth"])
+    ids = list(spec["instruction_id"])
+    kwargs = [{k: v for k, v in (kw or {}).items() if v is not None} for kw in spec["kwargs"]]
+    key = str(row.get("key", i))
+    for iid, kw in zip(ids, kwargs):
+        try:
+            validate_instructions([iid], [kw], key)
+        except InstructionError as e:
+            # A training row is dropped, not fatal: the build log counts these per instruction.
+            return f"{iid} refused ({e})"
+    return {"key": key, "prompt": users[-1], "answer": None, "instruction_id_list": ids, "kwargs": kwargs,
+            "meta": {"constraint_type": row.get("constraint_type")}}
+
+
 def mathif(row: dict, i: int) -> dict:
     text_col = "prompt" if "prompt" in row else "question"
     _need(row, text_col, "answer", "instruction_id_list", "kwargs")
@@ -126,4 +167,4 @@ def records(row: dict, i: int) -> dict:
 
 
 CONVERTERS = {"gsm8k": gsm8k, "math500": math500, "deepscaler": deepscaler, "aime24": aime24, "amc23": amc23,
-              "minerva": minerva, "ifeval": ifeval, "ifbench": ifbench, "rlvr_ifeval": rlvr_ifeval, "mathif": mathif, "records": records}
+              "minerva": minerva, "ifeval": ifeval, "ifbench": ifbench, "rlvr_ifeval": rlvr_ifeval, "iftrain": iftrain, "mathif": mathif, "records": records}
