@@ -120,9 +120,11 @@ def test_rlvr_ifeval_choice_with_ifeval_options_maps():
 def test_iftrain_rows_load_and_refused_kwargs_are_skipped_by_name():
     recs, log = build_task_records("if", [{"format": "iftrain", "file": str(DATA / "iftrain_train.jsonl"),
                                            "split": "train", "name": "iftrain"}])
-    assert [r["id"] for r in recs] == ["iftrain-if_0", "iftrain-if_1"]
+    assert [r["id"] for r in recs] == ["iftrain-if_0", "iftrain-if_1", "iftrain-if_3"]
     assert "skipped 1" in log[0] and "keywords:word_once refused" in log[0]
-    first, last = recs
+    first, last, then = recs
+    assert then["kwargs"] == [{"first_word": "Then"}]
+    assert score_if("Then we ran. Then we hid.", then["instruction_id_list"], then["kwargs"], then["prompt"]).prompt_strict
     assert first["instruction_id_list"] == ["count:count_increment_word", "punctuation:punctuation_dot"]
     assert first["kwargs"] == [{"keyword1": "waves", "keyword2": "foam"}, {}]
     assert first["constraint_type"] == "multi"

@@ -96,7 +96,8 @@ jl("ifeval_bad.jsonl", [{"key": 7, "prompt": "x", "instruction_id_list": ["punct
                          "kwargs": [{"num_commas": 2}]}])
 # allenai/IF_multi_constraints_upto5 (IF-RLVR training): key, messages, ground_truth (a Python
 # literal list whose first element is a JSON string, as open-instruct's IFEvalVerifier reads it),
-# dataset, constraint_type, constraint. Row 2's empty keyword is refused (skipped, counted).
+# dataset, constraint_type, constraint. Row 2's empty keyword is refused (skipped, counted); row 3's
+# word is a list, whose first element upstream takes.
 def ifevalg(ids, kwargs):
     return str([json.dumps({"instruction_id": ids, "kwargs": kwargs})])
 
@@ -112,4 +113,7 @@ jl("iftrain_train.jsonl", [
      "dataset": "ifeval", "constraint_type": "single", "constraint": "..."},
     {"key": "if_2", "messages": msg("Say hi. Include keyword  once."),
      "ground_truth": ifevalg(["keywords:word_once"], [{"keyword": " "}]),
+     "dataset": "ifeval", "constraint_type": "single", "constraint": "..."},
+    {"key": "if_3", "messages": msg("Tell a story. The first word of each sentence should be the word Then."),
+     "ground_truth": ifevalg(["first_word:first_word_sent"], [{"first_word": ["Then"]}]),
      "dataset": "ifeval", "constraint_type": "single", "constraint": "..."}])

@@ -130,6 +130,11 @@ def _ifevalg_constraints(ground_truth) -> dict:
     return spec
 
 
+# Upstream's checkers that take a list's first element as the word.
+_FIRST_OF_LIST = {"first_word:first_word_sent": "first_word", "last_word:last_word_sent": "last_word",
+                  "keywords:keyword_specific_position": "keyword"}
+
+
 def iftrain(row: dict, i: int) -> dict | str:
     _need(row, "messages", "ground_truth")
     users = [m["content"] for m in row["messages"] if m.get("role") == "user"]
@@ -137,7 +142,10 @@ def iftrain(row: dict, i: int) -> dict | str:
         raise ValueError("messages has no user turn")
     spec = _ifevalg_constraints(row["ground_truth"])
     ids = list(spec["instruction_id"])
-    kwargs = [{k: v for k, v in (kw or {}).items() if v is not None} for kw in spec["kwargs"]]
+    if len(spec["kwargs"]) != len(ids) or not all(isinstance(kw, dict) or kw is None for kw in spec["kwargs"]):
+        raise ValueError(f"ground_truth needs one kwargs dict per instruction id: {str(spec)[:80]}")
+    kwargs = [{k: (v[0] if isinstance(v, list) and v and k == _FIRST_OF_LIST.get(iid) else v)
+               for k, v in (kw or {}).items() if v is not None} for iid, kw in zip(ids, spec["kwargs"])]
     key = str(row.get("key", i))
     for iid, kw in zip(ids, kwargs):
         try:

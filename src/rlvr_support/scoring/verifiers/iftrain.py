@@ -31,7 +31,9 @@ Deviations from upstream, all of them:
    `copy:copying_multiple`, `n_sent`, `n_words`), empty keywords, phrases or prompts, a
    `copy:repeat_phrase` phrase of fewer than 2 words (no match can have its length), a
    `new:copy_span_idx` span that is empty after stripping, a `letters:letter_counting2`
-   letter that is not one ASCII letter (upstream substitutes a random one).
+   letter that is not one ASCII letter (upstream substitutes a random one). Upstream also
+   replaces a count of 0 by a random value (`if not N:`), e.g. `new:copy_span_idx`'s
+   `n_start` = 0 or `count:lowercase_counting`'s `N` = 0; ours keeps 0.
 4. `keywords:exclude_word_harder`: upstream only looks for " keyword " (spaces both sides), so
    the keyword at the start or end of the response or next to punctuation passes. Ours: the
    keyword must not occur as a whole word (case-sensitive, as upstream).
@@ -311,7 +313,8 @@ REGISTRY = {
         {"keyword": _S, "frequency": _I, "relation": _R},
         {},
     ),
-    "keywords:exclude_word_harder": (exclude_word_harder, {"keyword": _S}, {}),
+    # `instruction`: upstream picks the keyword from it when `keyword` is missing; unused here.
+    "keywords:exclude_word_harder": (exclude_word_harder, {"keyword": _S}, {"instruction": _S}),
     "paragraphs:paragraphs": (paragraphs, {}, {}),
     "paragraphs:paragraphs2": (paragraphs2, {}, {}),
     "first_word:first_word_sent": (first_word_sent, {"first_word": _S}, {}),
