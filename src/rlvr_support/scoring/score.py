@@ -3,8 +3,9 @@
 Tasks (prompt field `task`):
   math  -> reward = answer correct (math-verify, `verifiers.math`); prompts with
            `scorer: reasoning_gym` use reasoning_gym's score_answer >= 1.0 instead
-  if    -> reward = IFEval prompt-level strict accuracy (`verifiers.ifeval`; IFBench's
-           instruction ids are scored the same way, `verifiers.ifbench`)
+  if    -> reward = IFEval prompt-level strict accuracy (`verifiers.ifeval`; IFBench's and
+           IF-RLVR's training instruction ids are scored the same way, `verifiers.ifbench`,
+           `verifiers.iftrain`)
   joint -> reward = MathIF hard accuracy (`verifiers.joint`); soft in `joint_soft`
 
 `reasoning="after_think"` scores only the final part of each text (after the last
