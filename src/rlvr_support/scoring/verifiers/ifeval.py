@@ -464,13 +464,14 @@ _REGISTRY: dict[str, tuple[Callable[[str, dict, str], bool], dict[str, str], dic
     "punctuation:no_comma": (_no_comma, {}, {}),
 }
 
-INSTRUCTION_IDS: tuple[str, ...] = tuple(_REGISTRY)  # IFEval's 25; IFBench's are ifbench.INSTRUCTION_IDS
+INSTRUCTION_IDS: tuple[str, ...] = tuple(_REGISTRY)  # IFEval's 25; IFBench's and IFTrain's are in ifbench, iftrain
 
 # IFBench's checkers take the same (response, kwargs, prompt) and are scored by the same
 # strict/loose protocol, so one registry serves both benchmarks.
 _REGISTRY.update(ifbench.REGISTRY)
 # IF-RLVR's training constraints (`iftrain`) join the same way; no id is shared.
-assert not set(_REGISTRY) & set(iftrain.REGISTRY), set(_REGISTRY) & set(iftrain.REGISTRY)
+if set(_REGISTRY) & set(iftrain.REGISTRY):
+    raise RuntimeError(f"instruction ids in two registries: {sorted(set(_REGISTRY) & set(iftrain.REGISTRY))}")
 _REGISTRY.update(iftrain.REGISTRY)
 
 
