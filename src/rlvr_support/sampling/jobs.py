@@ -166,12 +166,16 @@ def merge_shards(shard_files: list[str], out: str) -> int:
 
 def _shard_batches(path: str, columns: list[str]):
     """The batches of `columns` (those of them the file has: `conform` names a missing one) of one
-    shard; the file is closed when they are read (an open reader keeps its last row group)."""
+    shard; the file is closed when they are read (an open reader keeps its last row group).
+
+    pre_buffer off: with it the reader caches every row group it has read until the file is
+    closed, so its memory grew with the shard (measured: 30 MiB flat without, 90 MiB at four
+    row groups with)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     try:
-        f = pq.ParquetFile(path)
+        f = pq.ParquetFile(path, pre_buffer=False)
     except (pa.ArrowInvalid, OSError) as e:
         raise ValueError(f"{path}: unreadable Parquet file (truncated or corrupt?): {e}") from None
     with f:
