@@ -139,9 +139,10 @@ def main() -> None:
                 _, _, rss[(f"merge-{mode}", n)] = run_child(me + ["--child", f"merge-{mode}", "--shards-in", *shards,
                                                                    "--out", str(merged[mode])])
             if "merge" in a.cases:
-                run_child(me + ["--child", "reference", "--shards-in", *shards, "--out", str(work / "reference.parquet")])
+                reference = work / "reference.parquet"
+                run_child(me + ["--child", "reference", "--shards-in", *shards, "--out", str(reference)])
                 # in chunks: this parent stays small
-                if not filecmp.cmp(work / "reference.parquet", merged["new"], shallow=False):
+                if not filecmp.cmp(reference, merged["new"], shallow=False):
                     raise SystemExit(f"n={n}: the merged file differs from the one job's file of the same rows")
             file_mib[n] = merged["new"].stat().st_size / 2**20
             if "score" not in a.cases:
@@ -156,7 +157,8 @@ def main() -> None:
     small, large = a.sizes
     print(f"{a.shards} shards; samples of {a.tokens} tokens with token ids, log-probs and entropies; merged file "
           f"{file_mib[small]:,.0f} MiB at {small:,} samples, {file_mib[large]:,.0f} MiB at {large:,}. The merged file "
-          "byte-identical to one job's at both sizes" + (", the scores to the baseline's." if "score" in a.cases else "."))
+          "byte-identical to one job's at both sizes"
+          + (", the scores to the baseline's." if "score" in a.cases else "."))
     print()
     print(f"| case | peak RSS at {small:,} (MiB) | peak RSS at {large:,} (MiB) | growth (MiB) | new / old at {large:,} |")
     print("|---|---:|---:|---:|---:|")

@@ -29,7 +29,8 @@ def _shards(folder: Path, shards: int, per_shard: int) -> list[Path]:
             "prompt_id": [f"m{i // 8}" for i in rows], "benchmark": "math", "sample_idx": [i % 8 for i in rows],
             "text": [f"step : 2 * 3 = 6 . answer : {i}" for i in rows], "n_tokens": TOKENS, "finish_reason": "length",
             "has_token_arrays": True, "token_ids": list(rng.integers(0, 50_000, (per_shard, TOKENS))),
-            "token_logprobs": list(-rng.random((per_shard, TOKENS))), "token_entropies": list(rng.random((per_shard, TOKENS))),
+            "token_logprobs": list(-rng.random((per_shard, TOKENS))),
+            "token_entropies": list(rng.random((per_shard, TOKENS))),
             "entropy_topk": 0})[SAMPLE_COLUMNS]
         files.append(folder / f"{s}.parquet")
         write_sample_frame(files[-1], df)
@@ -55,8 +56,10 @@ def test_merge_memory_does_not_grow_with_the_samples(tmp_path):
     # both sizes past a row group per shard and in the output, where the streaming merge's memory is flat
     per_shard = 8 * -(-ROW_GROUP_ROWS * 17 // 16 // 8)  # 1,088 samples
     small, large = (2, per_shard), (6, 2 * per_shard)
-    peaks = {size: _peak_mib_of_merge(_shards(tmp_path / str(size[0]), *size), tmp_path / str(size[0]) / "merged.parquet")
-             for size in (small, large)}
+    peaks = {}
+    for size in (small, large):
+        folder = tmp_path / str(size[0])
+        peaks[size] = _peak_mib_of_merge(_shards(folder, *size), folder / "merged.parquet")
     added = large[0] * large[1] - small[0] * small[1]
     token_mib = added * TOKENS * 3 * 8 / 2**20  # what the larger merge's arrays add, decoded: 128 MiB
     growth = peaks[large] - peaks[small]

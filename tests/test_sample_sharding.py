@@ -117,6 +117,16 @@ def test_merge_names_a_shard_that_lacks_a_column(tmp_path):
     assert not (tmp_path / "m.parquet").exists()
 
 
+def test_merge_names_a_cut_shard_and_leaves_no_output(tmp_path):
+    a, b = tmp_path / "0.parquet", tmp_path / "1.parquet"
+    _job_file(a, _samples(0, 8))
+    _job_file(b, _samples(8, 16))
+    b.write_bytes(b.read_bytes()[: b.stat().st_size // 2])  # a shard cut short, as by a full disk
+    with pytest.raises(ValueError, match=r"1\.parquet: unreadable"):
+        merge_shards([str(a), str(b)], str(tmp_path / "m.parquet"))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["0.parquet", "1.parquet"]  # no output, no temp
+
+
 def test_dag_with_three_shards_merges_into_the_same_path(tmp_path):
     cfg = yaml.safe_load(SMOKE_CONFIG.read_text())
     cfg["sampling"]["shards"] = 3
