@@ -32,7 +32,7 @@ SAMPLE_COLUMNS = SAMPLE_SCHEMA.names
 
 # Rows per row group. Rows, not bytes, so that the layout is a function of the rows alone; a group
 # is what a reader or the merge holds at once: 1,024 samples of 1,024 tokens keep 24 MiB of
-# token arrays, of 16k tokens 400 MiB.
+# token arrays, of 16k tokens 384 MiB.
 ROW_GROUP_ROWS = 1024
 
 
