@@ -7,10 +7,12 @@ spawned (Linux carries the high-water mark across fork and exec), so this parent
 files of toy math samples, each with `--tokens` token ids, log-probs and entropies (as
 `sampling.token_arrays` keeps them), at two sizes. The baselines, measured in the same run, are
 the code as it was before issue 18: `sample-merge` read every shard whole into pandas and wrote
-their concatenation; `score` read the whole samples file, every column. Now merging concatenates
-in Arrow (the same bytes out) and scoring reads only its three columns, batch by batch.
+their concatenation; `score` read the whole samples file, every column. Now merging streams the
+shards batch by batch into the samples file's row groups (sampling/samples_file.py), and its
+output is checked byte for byte against one job writing all the rows at once (`reference`, in
+memory, outside the measured cases); scoring reads only its three columns, batch by batch.
 
-    .venv/bin/python bench/bench_memory.py [--sizes 2000 20000] [--tokens 1024] [--shards 4]
+    .venv/bin/python bench/bench_memory.py [--sizes 2000 20000] [--tokens 1024] [--shards 4] [--cases merge score]
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ def write_inputs(work: Path, n: int, tokens: int, shards: int) -> None:
     import numpy as np
     import pandas as pd
 
-    from rlvr_support.sampling.jobs import SAMPLE_COLUMNS
+    from rlvr_support.sampling.samples_file import SAMPLE_COLUMNS, write_sample_frame
 
     rng = np.random.default_rng(0)
     prompts = work / "prompts.jsonl"
@@ -56,17 +58,27 @@ def write_inputs(work: Path, n: int, tokens: int, shards: int) -> None:
                            "token_logprobs": list(-rng.random((m, tokens)) * 5),
                            "token_entropies": list(rng.random((m, tokens)) * 3), "entropy_topk": 0})
         path = work / f"shard{s}.parquet"
-        df[SAMPLE_COLUMNS].to_parquet(path, index=False)
+        write_sample_frame(path, df[SAMPLE_COLUMNS])  # as a sample job writes its shard
 
 
 def merge_whole_files(shard_files: list[str], out: str) -> None:
     """The baseline: sampling.jobs.merge_shards before issue 18 (every shard whole, in pandas)."""
     import pandas as pd
 
-    from rlvr_support.sampling.jobs import SAMPLE_COLUMNS
+    from rlvr_support.sampling.samples_file import SAMPLE_COLUMNS, write_sample_frame
     from rlvr_support.storage.atomic import read_parquet, write_parquet
 
     write_parquet(out, pd.concat([read_parquet(f) for f in shard_files], ignore_index=True)[SAMPLE_COLUMNS])
+
+
+def job_reference(shard_files: list[str], out: str) -> None:
+    """What one (unsharded) sample job writes for the shards' rows: the file the merge must equal."""
+    import pandas as pd
+
+    from rlvr_support.sampling.samples_file import write_sample_frame
+    from rlvr_support.storage.atomic import read_parquet
+
+    write_sample_frame(out, pd.concat([read_parquet(f) for f in shard_files], ignore_index=True))
 
 
 def score_whole_file(samples: str, prompts: str, out: str) -> None:
@@ -80,6 +92,8 @@ def score_whole_file(samples: str, prompts: str, out: str) -> None:
 def child(a) -> None:
     if a.child == "inputs":
         write_inputs(Path(a.out), a.n, a.tokens, a.shards)
+    elif a.child == "reference":
+        job_reference(a.shards_in, a.out)
     elif a.child == "merge-old":
         merge_whole_files(a.shards_in, a.out)
     elif a.child == "score-old":
@@ -100,7 +114,8 @@ def main() -> None:
     ap.add_argument("--sizes", type=int, nargs=2, default=[2000, 20000])
     ap.add_argument("--tokens", type=int, default=1024)
     ap.add_argument("--shards", type=int, default=4)
-    ap.add_argument("--child", choices=["inputs", "merge-old", "merge-new", "score-old", "score-new"])
+    ap.add_argument("--cases", nargs="+", choices=["merge", "score"], default=["merge", "score"])
+    ap.add_argument("--child", choices=["inputs", "reference", "merge-old", "merge-new", "score-old", "score-new"])
     ap.add_argument("--n", type=int)
     ap.add_argument("--shards-in", nargs="+")
     ap.add_argument("--samples")
@@ -123,24 +138,33 @@ def main() -> None:
                 merged[mode] = work / f"merged-{mode}.parquet"
                 _, _, rss[(f"merge-{mode}", n)] = run_child(me + ["--child", f"merge-{mode}", "--shards-in", *shards,
                                                                    "--out", str(merged[mode])])
-            same = filecmp.cmp(merged["old"], merged["new"], shallow=False)  # in chunks: this parent stays small
+            if "merge" in a.cases:
+                reference = work / "reference.parquet"
+                run_child(me + ["--child", "reference", "--shards-in", *shards, "--out", str(reference)])
+                # in chunks: this parent stays small
+                if not filecmp.cmp(reference, merged["new"], shallow=False):
+                    raise SystemExit(f"n={n}: the merged file differs from the one job's file of the same rows")
             file_mib[n] = merged["new"].stat().st_size / 2**20
+            if "score" not in a.cases:
+                continue
             scores = {}
             for mode in ("old", "new"):
                 scores[mode] = work / f"scores-{mode}.parquet"
                 _, _, rss[(f"score-{mode}", n)] = run_child(me + ["--child", f"score-{mode}", "--samples", str(merged["new"]),
                                                                    "--prompts", str(prompts), "--out", str(scores[mode])])
-            same_scores = filecmp.cmp(scores["old"], scores["new"], shallow=False)
-            if not (same and same_scores):
-                raise SystemExit(f"n={n}: outputs differ from the baseline's (merge same: {same}, scores same: {same_scores})")
+            if not filecmp.cmp(scores["old"], scores["new"], shallow=False):
+                raise SystemExit(f"n={n}: the scores differ from the baseline's")
     small, large = a.sizes
     print(f"{a.shards} shards; samples of {a.tokens} tokens with token ids, log-probs and entropies; merged file "
-          f"{file_mib[small]:,.0f} MiB at {small:,} samples, {file_mib[large]:,.0f} MiB at {large:,}. Outputs byte-identical "
-          "to the baseline's at both sizes.")
+          f"{file_mib[small]:,.0f} MiB at {small:,} samples, {file_mib[large]:,.0f} MiB at {large:,}. The merged file "
+          "byte-identical to one job's at both sizes"
+          + (", the scores to the baseline's." if "score" in a.cases else "."))
     print()
     print(f"| case | peak RSS at {small:,} (MiB) | peak RSS at {large:,} (MiB) | growth (MiB) | new / old at {large:,} |")
     print("|---|---:|---:|---:|---:|")
     for op, label in (("merge", "sample-merge"), ("score", "score")):
+        if op not in a.cases:
+            continue
         for mode, what in (("old", "before (whole files, pandas)"), ("new", "now")):
             lo, hi = rss[(f"{op}-{mode}", small)], rss[(f"{op}-{mode}", large)]
             ratio = hi / rss[(f"{op}-old", large)]
