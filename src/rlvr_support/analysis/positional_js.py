@@ -158,11 +158,9 @@ def _curve_stats(m: int, T: int):
     return fn
 
 
-def js_tables(files: list[ScoreFile], *, m: int, n_boot: int, ci: float, seed: int
-              ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(by position: chain, eval_set, benchmark, source, position, js, ci, n_tokens;  summary: share in
-    first m, early - late), per benchmark (a run's `benchmark` column; runs without it: the eval set)."""
-    pos_rows, sum_rows = [], []
+def per_seed_sums(files: list[ScoreFile]):
+    """(chain, eval set, benchmark, T, prefix source, per-RL-seed per-prompt sums) of the JS run files,
+    positions 0..T-1: what the position curves and the route-entry ratio both resample."""
     for (chain, eval_set), group in by_chain(files).items():
         by_bench: dict[str, list[pd.DataFrame]] = {}
         for f in group:
@@ -171,19 +169,27 @@ def js_tables(files: list[ScoreFile], *, m: int, n_boot: int, ci: float, seed: i
         for bench, runs in by_bench.items():
             T = int(max(r["position"].max() for r in runs)) + 1
             for source in ("base", "ckpt"):
-                per_seed = [_per_prompt_sums(r[r["source"] == source], T) for r in runs]
-                point, low, high, spread = grouped_sum_bootstrap(per_seed, _curve_stats(m, T), n_boot=n_boot, ci=ci,
-                                                                 seed=seed)
-                counts = np.sum([x[:, T:].sum(0) for x in per_seed], axis=0)
-                for t in range(T):
-                    pos_rows.append({"chain": chain, "eval_set": eval_set, "benchmark": bench, "source": source,
-                                     "position": t, "js": point[t], "ci_low": low[t], "ci_high": high[t],
-                                     "n_tokens": int(counts[t])})
-                row = {"chain": chain, "eval_set": eval_set, "benchmark": bench, "relation": relation(chain, eval_set),
-                       "source": source, "m": m, "n_positions": T, "n_seeds": len(runs),
-                       "n_prompts": int(per_seed[0].shape[0])}
-                for j, name in enumerate(("share_first_m", "js_first_m", "js_after_m", "early_minus_late")):
-                    row[name], row[f"{name}_lo"], row[f"{name}_hi"] = point[T + j], low[T + j], high[T + j]
-                row["uniform_share"] = min(m, T) / T  # the share if divergence were spread evenly over positions
-                sum_rows.append(row)
+                yield chain, eval_set, bench, T, source, [_per_prompt_sums(r[r["source"] == source], T) for r in runs]
+
+
+def js_tables(files: list[ScoreFile], *, m: int, n_boot: int, ci: float, seed: int
+              ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(by position: chain, eval_set, benchmark, source, position, js, ci, n_tokens;  summary: share in
+    first m, early - late), per benchmark (a run's `benchmark` column; runs without it: the eval set)."""
+    pos_rows, sum_rows = [], []
+    for chain, eval_set, bench, T, source, per_seed in per_seed_sums(files):
+        point, low, high, spread = grouped_sum_bootstrap(per_seed, _curve_stats(m, T), n_boot=n_boot, ci=ci,
+                                                         seed=seed)
+        counts = np.sum([x[:, T:].sum(0) for x in per_seed], axis=0)
+        for t in range(T):
+            pos_rows.append({"chain": chain, "eval_set": eval_set, "benchmark": bench, "source": source,
+                             "position": t, "js": point[t], "ci_low": low[t], "ci_high": high[t],
+                             "n_tokens": int(counts[t])})
+        row = {"chain": chain, "eval_set": eval_set, "benchmark": bench, "relation": relation(chain, eval_set),
+               "source": source, "m": m, "n_positions": T, "n_seeds": len(per_seed),
+               "n_prompts": int(per_seed[0].shape[0])}
+        for j, name in enumerate(("share_first_m", "js_first_m", "js_after_m", "early_minus_late")):
+            row[name], row[f"{name}_lo"], row[f"{name}_hi"] = point[T + j], low[T + j], high[T + j]
+        row["uniform_share"] = min(m, T) / T  # the share if divergence were spread evenly over positions
+        sum_rows.append(row)
     return pd.DataFrame(pos_rows), pd.DataFrame(sum_rows)

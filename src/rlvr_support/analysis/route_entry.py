@@ -18,12 +18,10 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from rlvr_support.storage.atomic import read_parquet
 from rlvr_support.metrics.divergence import route_entry_ratio
-from rlvr_support.analysis.benchmarks import split_benchmarks
-from rlvr_support.analysis.positional_js import _per_prompt_sums
+from rlvr_support.analysis.positional_js import per_seed_sums
 from rlvr_support.analysis.resample import grouped_sum_bootstrap
-from rlvr_support.analysis.runs import by_chain, relation
+from rlvr_support.analysis.runs import relation
 from rlvr_support.analysis.scores import ScoreFile
 
 
@@ -53,17 +51,9 @@ def route_entry_from_sums(per_seed: list[np.ndarray], T: int, *, n_boot: int, ci
 def route_entry_table(files: list[ScoreFile], *, n_boot: int, ci: float, seed: int) -> pd.DataFrame:
     """One row per checkpoint (vs the base), eval set, benchmark and prefix source (base, ckpt)."""
     rows = []
-    for (chain, eval_set), group in by_chain(files).items():
-        by_bench: dict[str, list[pd.DataFrame]] = {}
-        for f in group:
-            for bench, part in split_benchmarks(read_parquet(f.path), eval_set).items():
-                by_bench.setdefault(bench, []).append(part)
-        for bench, runs in by_bench.items():
-            T = int(max(r["position"].max() for r in runs)) + 1
-            for source in ("base", "ckpt"):
-                per_seed = [_per_prompt_sums(r[r["source"] == source], T) for r in runs]
-                rows.append({"chain": chain, "reference": "base", "eval_set": eval_set, "benchmark": bench,
-                             "relation": relation(chain, eval_set), "source": source, "n_positions": T,
-                             "n_seeds": len(runs), "n_prompts": int(per_seed[0].shape[0]),
-                             **route_entry_from_sums(per_seed, T, n_boot=n_boot, ci=ci, seed=seed)})
+    for chain, eval_set, bench, T, source, per_seed in per_seed_sums(files):
+        rows.append({"chain": chain, "reference": "base", "eval_set": eval_set, "benchmark": bench,
+                     "relation": relation(chain, eval_set), "source": source, "n_positions": T,
+                     "n_seeds": len(per_seed), "n_prompts": int(per_seed[0].shape[0]),
+                     **route_entry_from_sums(per_seed, T, n_boot=n_boot, ci=ci, seed=seed)})
     return pd.DataFrame(rows)
