@@ -169,17 +169,23 @@ _POSITIVE = {"count:words_japanese": ("N",), "sentence:keyword": ("N",), "words:
 _NON_EMPTY = ("options", "sep", "word", "keyword", "prompt_to_repeat") + tuple(f"keyword{i}" for i in range(1, 6))
 
 
+def check_bounds(required: dict, kw: dict, positive=(), non_empty=None) -> None:
+    """The kwargs checks IFBench and IFTrain share: an int kwarg is >= 0 (>= 1 when named in
+    `positive`), a str kwarg named in `non_empty` (None: every str kwarg) is not blank."""
+    for name, kind in required.items():
+        value = kw[name]
+        low = 1 if name in positive else 0
+        if kind == _I and value < low:
+            raise ValueError(f"kwarg {name!r} must be >= {low}, got {value}")
+        if kind == _S and (non_empty is None or name in non_empty) and not value.strip():
+            raise ValueError(f"kwarg {name!r} must not be empty, got {value!r}")
+
+
 def check_kwargs(instruction_id: str, kw: dict) -> None:
     """Raise ValueError naming the kwarg when a value is impossible (deviation 3). `kw` has
     passed ifeval's name and type checks."""
     _, required, _ = REGISTRY[instruction_id]
-    positive = _POSITIVE.get(instruction_id, ())
-    for name, kind in required.items():
-        value = kw[name]
-        if kind == _I and value < (1 if name in positive else 0):
-            raise ValueError(f"kwarg {name!r} must be >= {1 if name in positive else 0}, got {value}")
-        if kind == _S and name in _NON_EMPTY and not value.strip():
-            raise ValueError(f"kwarg {name!r} must not be empty, got {value!r}")
+    check_bounds(required, kw, _POSITIVE.get(instruction_id, ()), _NON_EMPTY)
     if instruction_id in ("ratio:stop_words", "ratio:overlap") and kw["percentage"] > 100:
         raise ValueError(f"kwarg 'percentage' must be in 0..100, got {kw['percentage']}")
     if instruction_id == "count:word_count_range" and kw["max_words"] < kw["min_words"]:

@@ -56,6 +56,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+from rlvr_support.scoring.verifiers.ifbench import check_bounds
 from rlvr_support.scoring.verifiers.ifbench_checks import _words
 from rlvr_support.scoring.verifiers.sentences import split_sentences
 
@@ -358,14 +359,7 @@ def check_kwargs(instruction_id: str, kw: dict) -> None:
     """Raise ValueError naming the kwarg when a value is impossible (deviation 3). `kw` has
     passed ifeval's name and type checks."""
     _, required, _ = REGISTRY[instruction_id]
-    positive = _POSITIVE.get(instruction_id, ())
-    for name, kind in required.items():
-        value = kw[name]
-        low = 1 if name in positive else 0
-        if kind == _I and value < low:
-            raise ValueError(f"kwarg {name!r} must be >= {low}, got {value}")
-        if kind == _S and not value.strip():
-            raise ValueError(f"kwarg {name!r} must not be empty, got {value!r}")
+    check_bounds(required, kw, _POSITIVE.get(instruction_id, ()))
     if instruction_id == "copy:repeat_phrase" and len(kw["phrase"].split()) < 2:
         raise ValueError(f"kwarg 'phrase' must have at least 2 words, got {kw['phrase']!r}")
     if instruction_id == "new:copy_span_idx":
