@@ -35,7 +35,8 @@ from rlvr_support.lineage.codehash import code_hash
 for configfile_path in workflow.configfiles:
     check_duplicate_keys(configfile_path)
 validate_config(config)
-check_toy_world(config)  # what the toy world can hold: needs the world, so not in validate_config
+if workflow.is_main_process:  # builds the world (0.1-0.3 s): once, not again in every job's parse
+    check_toy_world(config)  # what the toy world can hold: needs the world, so not in validate_config
 # Before any job, once (not again in every job's own run of this file): an unpinned hub source is
 # a silent change of weights or data waiting to happen.
 if workflow.is_main_process and revision_warning(config):
