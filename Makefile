@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 CORES ?= 2
 STAMP := $(VENV)/.installed
 
-.PHONY: setup setup-vllm test-vllm run test report dry-run-slurm gpu-check bench clean
+.PHONY: setup setup-vllm test-vllm run run-seeds test report dry-run-slurm gpu-check bench clean
 
 $(STAMP): requirements.txt requirements-test.txt pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -34,6 +34,9 @@ test-vllm: setup setup-vllm  ## the vLLM backend test (about 4 minutes on 2 core
 
 run: setup  ## the whole toy study on config.yaml
 	source $(BIN)/activate && snakemake --cores $(CORES) all
+
+run-seeds: setup  ## the whole toy study: the trained remedies too, three RL seeds (configs/toy-seeds.yaml)
+	source $(BIN)/activate && snakemake --cores $(CORES) --configfile config.yaml configs/toy-seeds.yaml -- all
 
 test: setup  ## the test suite (unit tests + the smoke DAG end to end)
 	source $(BIN)/activate && python -m pytest -q --durations=15

@@ -26,6 +26,7 @@ include: "workflow/rules/seed000.smk"
 include: "workflow/rules/remedies.smk"
 include: "workflow/rules/routed.smk"
 include: "workflow/rules/trajectory.smk"
+include: "workflow/rules/large_k.smk"
 include: "workflow/rules/budget.smk"
 
 

@@ -102,7 +102,9 @@ def test_a_study_of_external_checkpoints_only_has_no_train_row(tmp_path):
 
     rows, _ = plan(_cfg(SMOKE, edit))
     k = _by_kind(rows)
-    assert set(k) == {"sample", "intervention", "base_metrics", "js"}  # no train, monitor or routed row
+    # no train, monitor or routed row; large_k: the smoke config's base at n 16 on 2 prompts per eval set
+    assert set(k) == {"sample", "intervention", "base_metrics", "js", "large_k"}
+    assert (k["large_k"].sequences, k["large_k"].jobs) == (1 * 3 * 2 * 16, 3)
     # base + the external checkpoint x (6 + 6 + 6 prompts) x n 4; 2 x 3 eval sets x 1 shard
     assert (k["sample"].sequences, k["sample"].jobs) == (2 * 18 * 4, 6)
     assert (k["js"].sequences, k["js"].jobs) == (1 * 2 * 3 * 1, 1)
@@ -206,7 +208,7 @@ def test_job_counts_match_snakemakes_plan(tmp_path):
     assert proc.returncode == 0, proc.stderr[-2000:]
     stats = dict(re.findall(r"^(\w+)\s+(\d+)$", proc.stdout, flags=re.M))
     k = _by_kind(plan(_cfg(SMOKE))[0])
-    rule_of = {"routed": "sample_routed", "train": "train_stage", "js": "positional_js",
+    rule_of = {"routed": "sample_routed", "large_k": "sample_large_k", "train": "train_stage", "js": "positional_js",
                "intervention": "opening_intervention", "base_metrics": "base_metrics"}
     assert {kind: k[kind].jobs for kind in rule_of} == {kind: int(stats[rule]) for kind, rule in rule_of.items()}
     # the sample rule samples the checkpoints at full budget and the trajectory points at theirs
@@ -222,8 +224,8 @@ def test_verb_writes_markdown_and_csv(tmp_path):
     md = out.read_text()
     assert "(ASSUMED" in md and "MEASURED on" not in md and "| all | total |" in md
     csv = pd.read_csv(out.with_suffix(".csv"))
-    assert list(csv["kind"]) == ["sample", "trajectory", "routed", "train", "monitor", "intervention", "base_metrics",
-                                 "js"]
+    assert list(csv["kind"]) == ["sample", "trajectory", "routed", "large_k", "train", "monitor", "intervention",
+                                 "base_metrics", "js"]
     assert csv.set_index("kind").loc["sample", "sequences"] == 7 * 18 * 4
     # smoke's trajectory: math, if, math-if keep step 1 of 2 (seed 0): 3 points x 18 prompts x n 2
     assert csv.set_index("kind").loc["trajectory", "sequences"] == 3 * 18 * 2

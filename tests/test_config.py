@@ -29,7 +29,12 @@ def test_an_overlay_changes_only_what_it_names():
     default = load_config(REPO / "config.yaml")
     assert seeds["rl"]["seeds"] == [0, 1, 2] and default["rl"]["seeds"] == [0]
     assert {**seeds["rl"], "seeds": [0]} == default["rl"]
-    assert {k: v for k, v in seeds.items() if k != "rl"} == {k: v for k, v in default.items() if k != "rl"}
+    # the overlay adds the trained remedies to the default's chains, in the same order
+    assert seeds["chains"][:len(default["chains"])] == default["chains"]
+    assert {c.partition("~")[2] for c in seeds["chains"][len(default["chains"]):]} == {
+        v for v, spec in default["variants"].items() if spec.get("enabled", True)}
+    assert {k: v for k, v in seeds.items() if k not in ("rl", "chains")} == {
+        k: v for k, v in default.items() if k not in ("rl", "chains")}
 
 
 @pytest.mark.parametrize("mutate, message", [

@@ -98,7 +98,7 @@ def test_model_names_that_would_clash_with_paths_are_rejected(name):
 
 # ---- the paper plans under the SLURM profile: GPUs where models load, no download on a node ----
 
-MODEL_RULES = {"train_stage", "sample", "sample_routed", "base_metrics", "positional_js", "opening_intervention",
+MODEL_RULES = {"train_stage", "sample", "sample_routed", "sample_large_k", "base_metrics", "positional_js", "opening_intervention",
                "perplexity"}
 DOWNLOAD_RULES = {"source_data", "base_model", "external_checkpoint"}
 DOWNLOAD_VERBS = {"data-sources", "base-model", "checkpoint"}

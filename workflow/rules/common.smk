@@ -24,6 +24,7 @@ from rlvr_support.config.checkpoints import (
     externals_of,
     is_trajectory_point,
     kept_every,
+    large_k_checkpoints,
     trajectory_runs,
 )
 from rlvr_support.config.defaults import VARIANT_META, fill_defaults
@@ -646,6 +647,38 @@ def get_budget_outputs():
     return [f"{TOP}/budget.md", f"{TOP}/budget.csv"]
 
 
+# ---- best@k at a larger k (workflow/rules/large_k.smk)
+
+LARGE_K = ANALYSIS.get("large_k")  # None: not run
+
+
+def get_large_k_checkpoints(wildcards=None):
+    """The checkpoints of analysis.large_k.checkpoints in this model's results: base, each listed chain
+    at every RL seed, the listed external checkpoints of this base; in checkpoints() order."""
+    return large_k_checkpoints(config, checkpoints(wildcards))
+
+
+def get_large_k_sampling_cfg(wildcards):
+    """The sample job's `sampling` keys at analysis.large_k.n for every benchmark, one shard."""
+    cfg = json.loads(get_sampling_cfg(wildcards))
+    cfg["n"], cfg["shards"] = LARGE_K["n"], 1
+    cfg["benchmarks"] = {b: {**v, "n": LARGE_K["n"]} for b, v in cfg["benchmarks"].items()}
+    return compact_json(cfg)
+
+
+def get_large_k_scores(wildcards=None):
+    return [f"{RESULTS}/large_k/scores/{c}/{e}.parquet" for c in get_large_k_checkpoints(wildcards)
+            for e in config["eval_sets"]]
+
+
+def get_large_k_outputs():
+    if not LARGE_K:
+        return []
+    return [f"{RESULTS}/tables/passk_large_k.csv", f"{RESULTS}/tables/headline_large_k.md"] + [
+        f"{RESULTS}/figures/bestk_large_k_{e}.png" for e in config["eval_sets"]
+    ]
+
+
 def get_final_output():
     return get_budget_outputs() + for_each_model(
         [
@@ -659,6 +692,7 @@ def get_final_output():
             *get_seed000_outputs(),
             *get_routed_outputs(),
             *get_trajectory_outputs(),
+            *get_large_k_outputs(),
         ]
     )
 

@@ -29,8 +29,8 @@ from pathlib import Path
 
 from rlvr_support.config.benchmarks import benchmark_sampling, prompt_benchmark, source_name
 from rlvr_support.config.chains import TASKS, stages
-from rlvr_support.config.checkpoints import (external_checkpoints, externals_of, trajectory_point_labels,
-                                             trajectory_runs)
+from rlvr_support.config.checkpoints import (external_checkpoints, externals_of, large_k_checkpoints,
+                                             trajectory_point_labels, trajectory_runs)
 from rlvr_support.storage.atomic import read_jsonl
 
 ARRAY_BYTES_PER_TOKEN = 4 + 4 + 4  # token id int32, log-prob float32, entropy float32
@@ -39,9 +39,9 @@ RESUME_BYTES_PER_PARAM = 4 + 8  # the stage's resume checkpoint: fp32 weights + 
 JS_ROW_BYTES = 5 * 8  # one row per response position: source, prompt_id, sample_idx, position, js (about 8 B each)
 SOURCE_KEYS = ("format", "name", "hub", "hf_split", "data_files", "file", "limit", "size", "rg_task")
 # the `resources` kind each rule kind's jobs ask for (workflow/rules/*.smk)
-RESOURCE_OF = {"sample": "sample", "trajectory": "sample", "routed": "sample", "train": "train", "monitor": "train",
+RESOURCE_OF = {"sample": "sample", "trajectory": "sample", "routed": "sample", "large_k": "sample", "train": "train", "monitor": "train",
                "intervention": "analyse", "base_metrics": "analyse", "js": "analyse"}
-THROUGHPUT_OF = {"sample": "sample", "trajectory": "sample", "routed": "sample", "train": "train",
+THROUGHPUT_OF = {"sample": "sample", "trajectory": "sample", "routed": "sample", "large_k": "sample", "train": "train",
                  "monitor": "train", "intervention": "sample", "base_metrics": "sample", "js": "forward"}
 SAMPLE_LOG = re.compile(r"(\d+) samples, (\d+) tokens in ([0-9.]+)s")
 
@@ -82,7 +82,8 @@ def budget_config(config: dict) -> dict:
         "analysis": {"divergence": {k: a["divergence"][k] for k in ("eval_sets", "prompts", "samples_per_prompt",
                                                                      "max_positions")},
                      "intervention": {k: a["intervention"][k] for k in ("eval_sets", "top", "prompts", "n",
-                                                                         "max_new_tokens")}},
+                                                                         "max_new_tokens")},
+                     **({"large_k": a["large_k"]} if a.get("large_k") else {})},
         "resources": {kind: {k: res[kind][k] for k in ("gpu", "nodes", "runtime", "launcher") if k in res[kind]}
                       for kind in ("sample", "train", "analyse")},
         "budget": config["budget"],
@@ -369,6 +370,25 @@ def plan_model(cfg: dict, model: str, counts: dict[str, dict[str, int]], lengths
         row.jobs = len(routed) * len(rl["seeds"]) * len(cfg["eval_sets"])
         if shards > 1:
             row.note = f"shard 0 of {shards} only (sample_routed passes no --shard)"
+        rows.append(row)
+
+    large = a.get("large_k")
+    chosen = large_k_checkpoints(cfg, ckpts)
+    if chosen:
+        # an evenly spaced subset of each eval set: benchmark b keeps about its share p/total of it
+        row = Row(model, "large_k", len(chosen) * len(cfg["eval_sets"]))
+        for e in cfg["eval_sets"]:
+            total = sum(counts[e].values())
+            for bench, p in counts[e].items():
+                _, max_new = sample_budget(cfg, bench)
+                seqs = len(chosen) * min(large["prompts"], total) * p / total * large["n"]
+                length = lengths.mean(bench, max_new, row)
+                arrays = large["n"] if keep is None else min(large["n"], keep)
+                row.sequences += seqs
+                row.generated_tokens += seqs * length
+                row.disk_bytes += seqs / large["n"] * length * (large["n"] * text_bpt + arrays * ARRAY_BYTES_PER_TOKEN)
+        row.scored = row.sequences
+        row.note = f"{len(chosen)} checkpoints x {large['prompts']} prompts per eval set x n={large['n']}"
         rows.append(row)
 
     if cfg["chains"]:  # a study of external checkpoints only trains nothing: no train row

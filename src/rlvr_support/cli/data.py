@@ -56,6 +56,16 @@ def cmd_checkpoint(a):
     print(json.dumps({k: v for k, v in manifest.items() if k != "config"}, indent=1))
 
 
+def cmd_prompt_subset(a):
+    from rlvr_support.data.subsets import evenly_spaced
+    from rlvr_support.sampling.jobs import eval_prompts
+    from rlvr_support.storage.atomic import write_jsonl
+
+    chosen = evenly_spaced(eval_prompts(a.prompts), a.count)
+    write_jsonl(a.out, chosen)
+    print(f"{len(chosen)} eval prompts of {a.prompts} -> {a.out}")
+
+
 def register(verb) -> None:
     s = verb("data-sources", cmd_data_sources,
              "Build one task's prompt JSONL from its configured sources (Hugging Face datasets, local files, "
@@ -77,4 +87,10 @@ def register(verb) -> None:
     s.add_argument("--cfg", type=_json, required=True, help="the config's checkpoints.<name> entry as JSON")
     s.add_argument("--step", type=int, default=None,
                    help="an intermediate checkpoint of the run (one of the entry's `steps`) instead of the checkpoint")
+    s.add_argument("--out", required=True)
+
+    s = verb("prompt-subset", cmd_prompt_subset,
+             "An evenly spaced subset of a prompt file's eval prompts (analysis.large_k), in file order.")
+    s.add_argument("--prompts", required=True)
+    s.add_argument("--count", type=int, required=True)
     s.add_argument("--out", required=True)

@@ -162,3 +162,13 @@ def name_problem(name: str) -> str | None:
     if re.fullmatch(CHAIN_RE, name):
         return "the name reads as a chain (stages joined by '-')"
     return None
+
+
+def large_k_checkpoints(config: dict, labels: list[str]) -> list[str]:
+    """The checkpoint labels (`base`, `<chain>/seed<s>`, external names) that analysis.large_k samples:
+    those whose name, or whose chain, it lists; in the order of `labels`. [] when large_k is off."""
+    large = config["analysis"].get("large_k")
+    if not large:
+        return []
+    named = set(large["checkpoints"])
+    return [c for c in labels if c in named or c.split("/")[0] in named]

@@ -51,6 +51,7 @@ def validate_config(config: dict, schema_path: str | Path = SCHEMA) -> dict:
                 lines.append(f"{_path(e)}: {e.message}")
         raise ConfigError("invalid config:\n  " + "\n  ".join(lines))
     _check_semantics(config)
+    _check_large_k(config)
     if config.get("revisions") == "require" and unpinned_revisions(config):
         raise ConfigError("revisions: require, but these are not pinned to a hub commit:\n  "
                           + "\n  ".join(unpinned_revisions(config)))
@@ -141,6 +142,23 @@ def _check_semantics(config: dict) -> None:
     if s.get("token_arrays") is not None and js.get("eval_sets") and js["samples_per_prompt"] > s["token_arrays"]:
         raise ConfigError(f"analysis.divergence.samples_per_prompt: {js['samples_per_prompt']} samples per prompt "
                           f"need their token arrays, but sampling.token_arrays keeps {s['token_arrays']}")
+
+
+def _check_large_k(config: dict) -> None:
+    """analysis.large_k names checkpoints the study has and, in a toy world, no more prompts than it has."""
+    large = config["analysis"].get("large_k")
+    if not large:
+        return
+    known = {"base", *config["chains"], *(config.get("checkpoints") or {})}
+    unknown = [c for c in large["checkpoints"] if c not in known]
+    if unknown:
+        raise ConfigError(f"analysis.large_k.checkpoints: {unknown} are neither base, a chain nor a checkpoint")
+    if config["world"]["kind"] == "toy":
+        for e in config["eval_sets"]:
+            have = config["world"][e]["eval"]
+            if large["prompts"] > have:
+                raise ConfigError(f"analysis.large_k.prompts: {large['prompts']} prompts, but world.{e}.eval "
+                                  f"has only {have}")
 
 
 def _check_shapes(config: dict) -> None:

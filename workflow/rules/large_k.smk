@@ -1,0 +1,133 @@
+# best@k at a larger k than the study's n (analysis.large_k): the listed checkpoints sampled at
+# large_k.n on an evenly spaced subset of every eval set's prompts (data/subsets.py), scored like
+# any sample, and tabled and drawn like passk.csv. Input functions: common.smk.
+
+
+localrules:
+    large_k_prompts,
+    large_k_table,
+    figure_bestk_large_k,
+
+
+rule large_k_prompts:
+    input:
+        f"{DATA}/prompts/{{eval_set}}.jsonl",
+    output:
+        f"{DATA}/large_k/{{eval_set}}.jsonl",
+    log:
+        f"{TOP}/logs/data/large_k/{{eval_set}}.log",
+    conda:
+        get_conda_env("cpu")
+    threads: 1
+    params:
+        prompts=lambda wildcards: LARGE_K["prompts"],
+        code=get_code("data.subsets", "sampling.jobs", "cli.data", "cli.main"),
+    shell:
+        "python -m rlvr_support --prov-rule large_k_prompts prompt-subset --prompts {input} --count {params.prompts} "
+        "--out {output} > {log} 2>&1"
+
+
+rule sample_large_k:
+    input:
+        model=get_model,
+        prompts=f"{DATA}/large_k/{{eval_set}}.jsonl",
+    output:
+        f"{RESULTS}/large_k/samples/{{ckpt}}/{{eval_set}}.parquet",
+    log:
+        f"{RESULTS}/logs/large_k/sample/{{ckpt}}/{{eval_set}}.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/large_k/sample/{{ckpt}}/{{eval_set}}.tsv"
+    conda:
+        get_conda_env("sample")
+    threads: get_threads("sample")
+    resources:
+        gpu=get_gpus("sample"),
+        nodes=get_resource("sample", "nodes"),
+        tasks=get_resource("sample", "tasks"),
+        tasks_per_gpu=0,  # else the SLURM plugin turns `tasks` into --ntasks-per-gpu
+        cpus_per_task=get_resource("sample", "cpus_per_task"),
+        mem_mb=get_mem_mb("sample"),
+        runtime=get_runtime("sample"),
+    params:
+        cfg=get_large_k_sampling_cfg,
+        code=get_code("sampling", "cli.main"),
+        gpus=get_gpus_per_node("sample"),
+    shell:
+        # its own job name: a random stream apart from the eval set's full-budget samples
+        "python -m rlvr_support --prov-rule sample_large_k sample --model {input.model} --prompts {input.prompts} "
+        "--cfg {params.cfg:q} --job large_k/{wildcards.eval_set} --out {output} --threads {threads} "
+        "--gpus {params.gpus} --shard 0 > {log} 2>&1"
+
+
+rule score_large_k:
+    input:
+        samples=f"{RESULTS}/large_k/samples/{{ckpt}}/{{eval_set}}.parquet",
+        prompts=f"{DATA}/large_k/{{eval_set}}.jsonl",
+    output:
+        f"{RESULTS}/large_k/scores/{{ckpt}}/{{eval_set}}.parquet",
+    log:
+        f"{RESULTS}/logs/large_k/score/{{ckpt}}/{{eval_set}}.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/large_k/score/{{ckpt}}/{{eval_set}}.tsv"
+    conda:
+        get_conda_env("cpu")
+    threads: get_threads("cpu")
+    resources:
+        cpus_per_task=get_resource("cpu", "cpus_per_task"),
+        mem_mb=get_mem_mb("cpu"),
+        runtime=get_runtime("cpu"),
+    params:
+        cfg=get_scoring_cfg(),
+        code=get_code("scoring", "cli.main"),
+    shell:
+        "python -m rlvr_support --prov-rule score_large_k score --samples {input.samples} --prompts {input.prompts} "
+        "--cfg {params.cfg:q} --out {output} > {log} 2>&1"
+
+
+rule large_k_table:
+    input:
+        get_large_k_scores,
+    output:
+        table=report(
+            f"{RESULTS}/tables/passk_large_k.csv",
+            caption="../report/passk_large_k.rst",
+            category="1. pass@k and best@k",
+        ),
+        headline=f"{RESULTS}/tables/headline_large_k.csv",
+        headline_md=f"{RESULTS}/tables/headline_large_k.md",
+    log:
+        f"{RESULTS}/logs/analyse/large_k_table.log",
+    conda:
+        get_conda_env("cpu")
+    threads: 1
+    params:
+        root=results_dir,
+        cfg=get_analysis_cfg(*BOOTSTRAP_KEYS),
+        code=get_code("analysis.passk_table", "analysis.markdown", "cli.main"),
+    shell:
+        "python -m rlvr_support --prov-rule large_k_table passk-table --scores {input} "
+        "--scores-root {params.root}/large_k/scores --cfg {params.cfg:q} --out {output.table} "
+        "--headline {output.headline} > {log} 2>&1"
+
+
+rule figure_bestk_large_k:
+    input:
+        f"{RESULTS}/tables/passk_large_k.csv",
+    output:
+        png=report(
+            f"{RESULTS}/figures/bestk_large_k_{{eval_set}}.png",
+            caption="../report/bestk_large_k.rst",
+            category="1. pass@k and best@k",
+            labels={"figure": "best@k, larger k", "eval set": "{eval_set}"},
+        ),
+        pdf=f"{RESULTS}/figures/bestk_large_k_{{eval_set}}.pdf",
+    log:
+        f"{RESULTS}/logs/figures/bestk_large_k_{{eval_set}}.log",
+    conda:
+        get_conda_env("cpu")
+    threads: 1
+    params:
+        code=get_code("figures.passk_curves", "cli.main"),
+    shell:
+        "python -m rlvr_support --prov-rule figure_bestk_large_k figure-passk --table {input} "
+        "--eval-set {wildcards.eval_set} --metric best@k --out {output.png} > {log} 2>&1"
