@@ -85,3 +85,26 @@ def test_the_mixed_group_claim_reads_chain_if_on_math_at_the_rl_group_size(tmp_p
     assert st["per_seed"] and st["stable"] and st["seed0_verdict"] == "agree"
     without = claims_table(files, entropy=None, js_share=None, perplexity=None, decomposition={}, **opts)
     assert claim not in set(without["claim"])
+
+
+def test_observed_zero_variance_sits_beside_the_start_checkpoints_prediction():
+    import pandas as pd
+
+    from rlvr_support.analysis.trainability import observed_zero_variance
+
+    table = pd.DataFrame([
+        # the base and the `if` checkpoint on math at G = 8 (and a G = 4 row that must not be read)
+        {"chain": "base", "eval_set": "math", "benchmark": "math", "G": 8, "mixed": 0.40, "mixed_lo": 0.3, "mixed_hi": 0.5},
+        {"chain": "if", "eval_set": "math", "benchmark": "math", "G": 8, "mixed": 0.10, "mixed_lo": 0.05, "mixed_hi": 0.2},
+        {"chain": "if", "eval_set": "math", "benchmark": "math", "G": 4, "mixed": 0.90, "mixed_lo": 0.8, "mixed_hi": 1.0},
+    ])
+    curve = pd.DataFrame({"step": [10, 20, 30], "frac_reward_zero_std": [0.8, 0.6, 0.4]})
+    old = pd.DataFrame({"step": [10], "reward": [0.5]})  # a curve written before the column was kept
+    out = observed_zero_variance(table, [("if-math", 0, curve), ("math", 1, curve), ("if-math", 2, old)], 8)
+    row = out.iloc[0]
+    assert (row["start"], row["task"], row["seed"]) == ("if", "math", 0)
+    assert row["predicted"] == pytest.approx(0.90) and row["predicted_lo"] == pytest.approx(0.80)
+    assert row["predicted_hi"] == pytest.approx(0.95)
+    assert row["observed_first"] == pytest.approx(0.8) and row["observed_mean"] == pytest.approx(0.6)
+    assert out.iloc[1]["start"] == "base" and out.iloc[1]["predicted"] == pytest.approx(0.60)
+    assert np.isnan(out.iloc[2]["observed_first"]) and out.iloc[2]["predicted"] == pytest.approx(0.90)

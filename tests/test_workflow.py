@@ -7,8 +7,9 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
+import yaml
 
-from conftest import run_snakemake
+from conftest import SMOKE_CONFIG, run_snakemake
 
 
 def _declared_targets(workdir):
@@ -80,3 +81,15 @@ def test_monitor_and_remedy_comparison(smoke_run):
     assert set(table.loc[table["chain"] == "math-if~kl", "variant"]) == {"kl"}
     ok = table.dropna(subset=["ci_low"])
     assert (ok["ci_low"] <= ok["mean"] + 1e-9).all() and (ok["mean"] <= ok["ci_high"] + 1e-9).all()
+
+
+@pytest.mark.slow
+def test_each_stage_logs_its_zero_variance_groups_beside_the_prediction(smoke_run):
+    """TRL's frac_reward_zero_std is kept in every reward curve and set beside the start's trainability."""
+    res = smoke_run / "results"
+    cfg = yaml.safe_load(SMOKE_CONFIG.read_text())
+    obs = pd.read_csv(res / "tables" / "trainability_observed.csv")
+    assert {(c, s) for c, s in zip(obs["chain"], obs["seed"])} == {
+        (c, s) for c in cfg["chains"] for s in cfg["rl"]["seeds"]}
+    assert obs["observed_first"].between(0, 1).all() and obs["predicted"].between(0, 1).all()
+    assert set(obs.loc[obs["chain"] == "if-math", "start"]) == {"if"}

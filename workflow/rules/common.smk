@@ -351,6 +351,17 @@ def get_monitor_files(chain):
     return [f"{RESULTS}/checkpoints/{chain}/seed{s}/monitor.csv" for s in config["rl"]["seeds"]]
 
 
+def get_reward_curves(wildcards=None):
+    return [f"{RESULTS}/checkpoints/{c}/seed{s}/reward_curve.csv" for c in config["chains"] for s in config["rl"]["seeds"]]
+
+
+def get_reward_curve_args(wildcards):
+    """`chain/seedS=path` pairs for `trainability-table --curves`."""
+    paths = [p.format(model=wildcards.get("model")) for p in get_reward_curves(wildcards)]
+    return " ".join(f"{c}/seed{s}={p}" for (c, s), p in
+                    zip(((c, s) for c in config["chains"] for s in config["rl"]["seeds"]), paths))
+
+
 def get_all_monitor_files(wildcards=None):
     return [m for c in config["chains"] for m in get_monitor_files(c)]
 

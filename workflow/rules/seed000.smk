@@ -13,7 +13,8 @@ localrules:
 
 rule trainability_table:
     input:
-        get_all_scores,
+        scores=get_all_scores,
+        curves=get_reward_curves,
     output:
         table=report(
             f"{RESULTS}/tables/trainability.csv",
@@ -21,6 +22,12 @@ rule trainability_table:
             category="6. trainability and polarisation",
         ),
         md=f"{RESULTS}/tables/trainability.md",
+        observed=report(
+            f"{RESULTS}/tables/trainability_observed.csv",
+            caption="../report/trainability_observed.rst",
+            category="6. trainability and polarisation",
+        ),
+        observed_md=f"{RESULTS}/tables/trainability_observed.md",
     log:
         f"{RESULTS}/logs/analyse/trainability_table.log",
     conda:
@@ -29,10 +36,12 @@ rule trainability_table:
     params:
         root=results_dir,  # this model's results folder
         cfg=get_trainability_cfg(),
+        curves=get_reward_curve_args,
         code=get_code("analysis.trainability", "analysis.markdown", "cli.seed000"),
     shell:
-        "python -m rlvr_support trainability-table --scores {input} --scores-root {params.root}/scores "
-        "--cfg {params.cfg:q} --out {output.table} > {log} 2>&1"
+        "python -m rlvr_support trainability-table --scores {input.scores} --scores-root {params.root}/scores "
+        "--cfg {params.cfg:q} --out {output.table} --curves {params.curves} --out-observed {output.observed} "
+        "> {log} 2>&1"
 
 
 rule polarisation_table:

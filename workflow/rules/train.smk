@@ -7,6 +7,7 @@ rule train_stage:
     output:
         manifest=f"{RESULTS}/checkpoints/{{chain}}/seed{{seed}}/manifest.json",
         monitor=f"{RESULTS}/checkpoints/{{chain}}/seed{{seed}}/monitor.csv",
+        curve=f"{RESULTS}/checkpoints/{{chain}}/seed{{seed}}/reward_curve.csv",
     log:
         f"{RESULTS}/logs/train/{{chain}}/seed{{seed}}.log",
     benchmark:

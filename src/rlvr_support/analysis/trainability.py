@@ -90,3 +90,36 @@ def trainability_table(files: list[ScoreFile], *, rl_group_size: int | None, ext
                 row["mixed_diff"], row["mixed_diff_lo"], row["mixed_diff_hi"] = (float(v) for v in d)
                 rows.append(row)
     return pd.DataFrame(rows)
+
+
+def observed_zero_variance(table: pd.DataFrame, curves: list[tuple[str, int, pd.DataFrame]],
+                           rl_group_size: int) -> pd.DataFrame:
+    """What each trained stage saw beside what its start predicted: one row per (chain, RL seed,
+    benchmark of the stage's task) with
+
+    - `predicted`: the share of zero-variance groups (all-fail + all-success = 1 - mixed, with the
+      mixed CI mirrored) of the stage's starting checkpoint (its parent chain, else the base) on the
+      stage task's eval prompts at G = rl.group_size, from `table` (trainability_table, seeds pooled);
+    - `observed_first`, `observed_mean`: TRL's `frac_reward_zero_std` in the reward curve, the first
+      log window and the mean over the stage.
+
+    The prediction reads eval prompts and the stage trains on train prompts of the same task, so the
+    two agree only as far as the splits are alike; a curve without the column (older runs) gives NaN."""
+    from rlvr_support.config.chains import parent_chain, stage_task
+
+    rows = []
+    at_g = table[table["G"] == rl_group_size]
+    for chain, seed, curve in curves:
+        start, task = parent_chain(chain) or "base", stage_task(chain)
+        pred = at_g[(at_g["chain"] == start) & (at_g["eval_set"] == task)]
+        zero = curve["frac_reward_zero_std"] if "frac_reward_zero_std" in curve else pd.Series(dtype=float)
+        for _, p in (pred.iterrows() if len(pred) else [(None, None)]):
+            rows.append({"chain": chain, "seed": seed, "start": start, "task": task,
+                         "benchmark": p["benchmark"] if p is not None else task, "G": rl_group_size,
+                         "predicted": 1 - p["mixed"] if p is not None else np.nan,
+                         "predicted_lo": 1 - p["mixed_hi"] if p is not None else np.nan,
+                         "predicted_hi": 1 - p["mixed_lo"] if p is not None else np.nan,
+                         "observed_first": float(zero.iloc[0]) if len(zero) else np.nan,
+                         "observed_mean": float(zero.mean()) if len(zero) else np.nan,
+                         "first_step": int(curve["step"].iloc[0]) if len(curve) else np.nan})
+    return pd.DataFrame(rows)

@@ -22,6 +22,19 @@ def cmd_trainability_table(a):
                            seed=c["seed"])
     _write_table(t, a.out)
     print(t[["chain", "eval_set", "benchmark", "G", "all_fail", "all_success", "mixed", "mixed_diff"]].to_string())
+    if a.out_observed:
+        import pandas as pd
+
+        from rlvr_support.analysis.trainability import observed_zero_variance
+
+        curves = []
+        for spec in a.curves or []:
+            label, _, path = spec.partition("=")
+            chain, _, seed = label.rpartition("/seed")
+            curves.append((chain, int(seed), pd.read_csv(path)))
+        obs = observed_zero_variance(t, curves, c["group_size"])
+        _write_table(obs, a.out_observed)
+        print(obs.to_string())
 
 
 def cmd_polarisation_table(a):
@@ -79,6 +92,9 @@ def register(verb) -> None:
     s.add_argument("--cfg", type=_json, required=True,
                    help='JSON: {"group_size": rl.group_size, "trainability": {"group_sizes": [...]}, bootstrap, ci, seed}')
     s.add_argument("--out", required=True, help="CSV (a .md is written beside it)")
+    s.add_argument("--curves", nargs="*", metavar="CHAIN/seedS=PATH",
+                   help="the trained stages' reward_curve.csv (TRL's frac_reward_zero_std per log window)")
+    s.add_argument("--out-observed", help="CSV: each stage's observed zero-variance share beside the predicted one")
 
     s = verb("polarisation-table", cmd_polarisation_table,
              "Prompts moved to 0/n and n/n successes vs the base, bucket transitions and success-count histograms.")

@@ -168,7 +168,10 @@ def train_stage(parent: str, task: str, prompts_path: str, out_manifest: str, rl
     publish_dir(staged, out / "model")
     kept = publish_kept(partial, out)
     # A fixed column order: a resumed run reloads its log history with sorted keys.
-    keep = [c for c in ("step", "reward", "reward_std", "kl", "entropy", "completions/mean_length") if c in history]
+    # frac_reward_zero_std: TRL's share of the step's groups with one reward for all G (no gradient),
+    # set beside the trainability predicted from the stage's start (analysis.trainability)
+    keep = [c for c in ("step", "reward", "reward_std", "frac_reward_zero_std", "kl", "entropy",
+                        "completions/mean_length") if c in history]
     curve = history[keep + sorted(c for c in history if c not in keep and c.split("/")[0] in REMEDY_LOGS)]
     write_text(out / "reward_curve.csv", curve.to_csv(index=False))
     resume_state.discard(partial)  # a later rerun (new config or code) must start afresh
