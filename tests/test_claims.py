@@ -6,7 +6,7 @@ from rlvr_support.analysis.runs import parse_files
 from support_helpers import write_scores
 
 SOURCES = {"passk": "passk.csv", "support": "support.csv", "entropy": "entropy.csv", "js": "js.csv",
-           "openings": "styles.csv", "perplexity": "ppl.csv", "intervention": {}}
+           "openings": "opening_modes.csv", "perplexity": "ppl.csv", "intervention": {}}
 
 
 def test_pass1_claims_follow_the_data(tmp_path):
@@ -17,7 +17,7 @@ def test_pass1_claims_follow_the_data(tmp_path):
     worse = {f"p{i:02d}": [0, 0, 0, 0] for i in range(20)}
     paths = [write_scores(tmp_path, "base", "math", base), write_scores(tmp_path, "math/seed0", "math", math),
              write_scores(tmp_path, "base", "if", base, task="if"), write_scores(tmp_path, "math/seed0", "if", worse, task="if")]
-    t = claims_table(parse_files(paths, tmp_path), support_per_prompt=None, entropy=None, js_share=None, styles=None,
+    t = claims_table(parse_files(paths, tmp_path), support_per_prompt=None, entropy=None, js_share=None, modes=None,
                      perplexity=None, decomposition={}, sources=SOURCES, m=3, n_boot=200, ci=0.95, seed=0)
     assert list(t.columns) == COLUMNS
     r = t.set_index("claim")
@@ -40,7 +40,7 @@ def test_table_claims_are_read_from_the_analysis_tables(tmp_path):
     support = pd.DataFrame({"chain": "math", "seed": 0, "eval_set": "math", "prompt_id": ["a", "b", "c"],
                             "category": ["shrinkage", "shrinkage", "preservation"]})
     t = claims_table(parse_files(paths, tmp_path), support_per_prompt=support, entropy=entropy, js_share=None,
-                     styles=None, perplexity=None, decomposition={}, sources=SOURCES, m=3, n_boot=100, ci=0.95, seed=0)
+                     modes=None, perplexity=None, decomposition={}, sources=SOURCES, m=3, n_boot=100, ci=0.95, seed=0)
     r = t.set_index("claim")
     assert r.loc["Math-RLVR: answer-level entropy falls", "verdict"] == "agree"
     assert r.loc["Math-RLVR: token-level entropy rises", "verdict"] == "inconclusive"
@@ -62,7 +62,7 @@ def test_claims_are_measured_per_benchmark(tmp_path):
     support = pd.DataFrame({"chain": "math", "seed": 0, "eval_set": "math", "benchmark": ["gsm8k", "math500", "math500"],
                             "prompt_id": ["g0", "m0", "m1"], "category": ["expansion", "shrinkage", "shrinkage"]})
     t = claims_table(parse_files(paths, tmp_path), support_per_prompt=support, entropy=entropy, js_share=None,
-                     styles=None, perplexity=None, decomposition={}, sources=SOURCES, m=3, n_boot=100, ci=0.95, seed=0)
+                     modes=None, perplexity=None, decomposition={}, sources=SOURCES, m=3, n_boot=100, ci=0.95, seed=0)
     assert list(t.columns) == COLUMNS and COLUMNS.index("benchmark") == COLUMNS.index("eval_set") + 1
     r = t.set_index(["claim", "benchmark"])
     pass1 = "Math-RLVR raises pass@1 on the trained task"
@@ -88,22 +88,22 @@ def test_seed_stability_gives_each_seeds_verdict_and_the_pooled_one(tmp_path):
     paths = [write_scores(tmp_path, "base", "math", base), write_scores(tmp_path, "math/seed0", "math", up),
              write_scores(tmp_path, "math/seed1", "math", down)]
     files = parse_files(paths, tmp_path)
-    styles = pd.DataFrame([{"chain": "base", "eval_set": "math", "benchmark": "math", "seed": "all", "style": "answer",
+    modes = pd.DataFrame([{"chain": "base", "eval_set": "math", "benchmark": "math", "seed": "all", "mode": "DAI",
                             "n_seeds": 1, "diff": 0.0, "diff_lo": 0.0, "diff_hi": 0.0}] +
-                          [{"chain": "if", "eval_set": "math", "benchmark": "math", "seed": s, "style": "answer",
+                          [{"chain": "if", "eval_set": "math", "benchmark": "math", "seed": s, "mode": "DAI",
                             "n_seeds": n, "diff": d, "diff_lo": lo, "diff_hi": hi}
                            for s, n, d, lo, hi in (("all", 2, 0.1, -0.1, 0.3), ("0", 1, 0.3, 0.1, 0.5),
                                                    ("1", 1, -0.1, -0.3, 0.1))])
     opts = dict(sources=SOURCES, m=3, n_boot=200, ci=0.95, seed=0)
-    pooled = claims_table(files, support_per_prompt=None, entropy=None, js_share=None, styles=styles, perplexity=None,
+    pooled = claims_table(files, support_per_prompt=None, entropy=None, js_share=None, modes=modes, perplexity=None,
                           decomposition={}, **opts)
-    st = seed_stability_table(files, pooled, support_per_prompt=None, styles=styles, **opts).set_index("claim")
+    st = seed_stability_table(files, pooled, support_per_prompt=None, modes=modes, **opts).set_index("claim")
     row = st.loc["Math-RLVR raises pass@1 on the trained task"]
     assert (row["seed0_verdict"], row["seed1_verdict"]) == ("agree", "disagree")
     assert row["seed0_effect"] == pytest.approx(0.375) and row["seed1_effect"] == pytest.approx(-0.125)
     assert row["per_seed"] and not row["stable"] and row["n_seeds"] == 2
     assert row["pooled_verdict"] == pooled.set_index("claim").loc[row.name, "verdict"]
-    # a style claim reads the per-seed rows of the styles table (its chain `if` has no scores here)
+    # an opening claim reads the per-seed rows of the opening-mode table (its chain `if` has no scores here)
     s = st.loc["IF-RLVR moves math openings toward direct answers"]
     assert (s["pooled_verdict"], s["seed0_verdict"], s["seed1_verdict"]) == ("inconclusive", "agree", "inconclusive")
     md = seed_stability_markdown(st.reset_index())

@@ -74,7 +74,7 @@ def test_the_mixed_group_claim_reads_chain_if_on_math_at_the_rl_group_size(tmp_p
              write_scores(tmp_path, "if/seed1", "math", pol)]
     files = parse_files(paths, tmp_path)
     sources = {"passk": "passk.csv", "trainability": "trainability.csv"}
-    opts = dict(support_per_prompt=None, styles=None, sources=sources, m=3, n_boot=100, ci=0.95, seed=0)
+    opts = dict(support_per_prompt=None, modes=None, sources=sources, m=3, n_boot=100, ci=0.95, seed=0)
     claim = "IF-RLVR lowers the mixed-group share on math for a later Math-RLVR stage"
     t = claims_table(files, entropy=None, js_share=None, perplexity=None, decomposition={}, group_size=2, **opts)
     r = t.set_index("claim").loc[claim]

@@ -444,7 +444,7 @@ def get_claims_inputs(wildcards=None):
         "support": f"{RESULTS}/tables/support.csv",
         "support_per_prompt": f"{RESULTS}/tables/support_categories.csv",
         "entropy": f"{RESULTS}/tables/entropy.csv",
-        "styles": f"{RESULTS}/tables/openings_styles.csv",
+        "modes": f"{RESULTS}/tables/opening_modes.csv",
         "trainability": f"{RESULTS}/tables/trainability.csv",
         "decomposition": [f"{RESULTS}/tables/intervention_decomposition_{e}.csv" for e in get_intervention_eval_sets()],
     }

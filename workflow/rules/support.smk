@@ -439,6 +439,6 @@ rule claims_table:
     shell:
         "python -m rlvr_support claims --scores {input.scores} --scores-root {params.root}/scores --passk-source {input.passk} "
         "--support-per-prompt {input.support_per_prompt} --support-source {input.support} "
-        "--entropy {input.entropy} --styles {input.styles} --openings-source {input.styles} "
+        "--entropy {input.entropy} --opening-modes {input.modes} --openings-source {input.modes} "
         "--trainability-source {input.trainability} {params.optional} "
         "--cfg {params.cfg:q} --out {output.table} --out-seed-stability {output.seeds} > {log} 2>&1"

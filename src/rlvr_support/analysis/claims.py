@@ -84,12 +84,12 @@ def _passk_effects(files: list[ScoreFile], *, n_boot, ci, seed) -> dict[tuple[st
 
 
 def claims_table(scores: list[ScoreFile], *, support_per_prompt: pd.DataFrame | None, entropy: pd.DataFrame | None,
-                 js_share: pd.DataFrame | None, styles: pd.DataFrame | None, perplexity: pd.DataFrame | None,
+                 js_share: pd.DataFrame | None, modes: pd.DataFrame | None, perplexity: pd.DataFrame | None,
                  decomposition: dict[str, pd.DataFrame], sources: dict[str, str], m: int,
                  n_boot: int, ci: float, seed: int, association: pd.DataFrame | None = None,
                  group_size: int | None = None) -> pd.DataFrame:
     opts = dict(n_boot=n_boot, ci=ci, seed=seed)
-    styles = _seed_rows(styles, "all")
+    modes = _seed_rows(modes, "all")
     pk = _passk_effects(scores, **opts)
     rows = []
     # the papers' claims concern plain chains; mitigation variants (`math-if~kl`) have their own table;
@@ -168,10 +168,12 @@ def claims_table(scores: list[ScoreFile], *, support_per_prompt: pd.DataFrame | 
     pk_row("IF-RLVR lowers math best@kmax (searchability)", "000", "if", "math", "best@kmax", -1)
     for chain, claim in (("if", "IF-RLVR moves math openings toward direct answers"),
                          ("math-if", "Math-then-IF RLVR moves math openings toward direct answers")):
-        for bench, st in _by_benchmark(styles, "math", {"chain": chain, "eval_set": "math", "style": "answer"}).items():
+        # the DAI share of the opening-mode classifier (metrics/opening_modes.py; toy `answer :` is DAI),
+        # so the claim reads the same on real models' text
+        for bench, st in _by_benchmark(modes, "math", {"chain": chain, "eval_set": "math", "mode": "DAI"}).items():
             r = st.iloc[0]
             rows.append(_row(claim, "000", chain, "math", bench,
-                             "share of direct-answer openings, checkpoint - base (paired)",
+                             "share of direct-answer (DAI) openings, checkpoint - base (paired)",
                              +1, r["diff"], r["diff_lo"], r["diff_hi"], r["n_seeds"], sources["openings"]))
     # --- future trainability (seeds/000): a later Math-RLVR stage learns only from mixed groups of G rollouts
     if group_size and "if" in chains:
@@ -206,12 +208,12 @@ def _seed_rows(table: pd.DataFrame | None, seed: str) -> pd.DataFrame | None:
 
 # the claims measured per RL seed come from the score files and the tables with per-seed rows;
 # the others (entropy, JS, intervention, perplexity, association) are read from tables pooled over seeds
-PER_SEED_INPUTS = ("scores", "support_per_prompt", "styles")
+PER_SEED_INPUTS = ("scores", "support_per_prompt", "modes")
 KEY = ["claim", "chain", "eval_set", "benchmark"]
 
 
 def seed_stability_table(scores: list[ScoreFile], pooled: pd.DataFrame, *, support_per_prompt: pd.DataFrame | None,
-                         styles: pd.DataFrame | None, sources: dict[str, str], m: int, n_boot: int, ci: float,
+                         modes: pd.DataFrame | None, sources: dict[str, str], m: int, n_boot: int, ci: float,
                          seed: int, group_size: int | None = None) -> pd.DataFrame:
     """Each claim's verdict for every RL seed alone and pooled (the rows of `pooled`, the claims table).
 
@@ -224,7 +226,7 @@ def seed_stability_table(scores: list[ScoreFile], pooled: pd.DataFrame, *, suppo
         sp = None if support_per_prompt is None else support_per_prompt[
             support_per_prompt["seed"].isin([s]) | support_per_prompt["seed"].isna()]  # external: no RL seed
         t = claims_table([f for f in scores if f.seed in (None, s)], support_per_prompt=sp, entropy=None,
-                         js_share=None, styles=_seed_rows(styles, str(s)), perplexity=None, decomposition={},
+                         js_share=None, modes=_seed_rows(modes, str(s)), perplexity=None, decomposition={},
                          sources=sources, m=m, n_boot=n_boot, ci=ci, seed=seed, group_size=group_size)
         per_seed[s] = t.set_index(KEY)
     rows = []

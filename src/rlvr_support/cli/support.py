@@ -234,18 +234,18 @@ def cmd_claims(a):
                "openings": a.openings_source, "perplexity": a.perplexity, "association": a.association,
                "intervention": _pairs(a.decomposition or [], "decomposition"), "trainability": a.trainability_source}
     c = a.cfg
-    scores, support, styles = parse_files(a.scores, a.scores_root), opt(a.support_per_prompt), opt(a.styles)
+    scores, support, modes = parse_files(a.scores, a.scores_root), opt(a.support_per_prompt), opt(a.opening_modes)
     opts = dict(sources=sources, m=c["opening_tokens"], n_boot=c["bootstrap"], ci=c["ci"], seed=c["seed"],
                 group_size=c.get("group_size"))
     t = claims_table(scores, support_per_prompt=support, entropy=opt(a.entropy), js_share=opt(a.js_share),
-                     styles=styles, perplexity=opt(a.perplexity), association=opt(a.association),
+                     modes=modes, perplexity=opt(a.perplexity), association=opt(a.association),
                      decomposition=dec, **opts)
     write_text(a.out, t.to_csv(index=False, float_format="%.6f"))
     md = claims_markdown(t)
     write_text(Path(a.out).with_suffix(".md"), md)
     print(md)
     if a.out_seed_stability:
-        st = seed_stability_table(scores, t, support_per_prompt=support, styles=styles, **opts)
+        st = seed_stability_table(scores, t, support_per_prompt=support, modes=modes, **opts)
         write_text(a.out_seed_stability, st.to_csv(index=False, float_format="%.6f"))
         write_text(Path(a.out_seed_stability).with_suffix(".md"), seed_stability_markdown(st))
 
@@ -371,7 +371,7 @@ def register(verb) -> None:
     s.add_argument("--support-source", default="", help="the support table the support claims refer to")
     s.add_argument("--entropy")
     s.add_argument("--js-share")
-    s.add_argument("--styles")
+    s.add_argument("--opening-modes", help="opening_modes.csv: the DAI share the opening claims read")
     s.add_argument("--openings-source", default="")
     s.add_argument("--perplexity")
     s.add_argument("--decomposition", nargs="*", help="eval_set=intervention decomposition CSV pairs")
