@@ -535,11 +535,26 @@ def get_claims_cfg(wildcards=None):
     return compact_json({"group_size": get_rl_group_size(), **{k: ANALYSIS[k] for k in keys}})
 
 
+def get_reasoning_if_eval_sets():
+    """The eval sets whose prompts carry constraints (analysis/reasoning_if.py)."""
+    return [e for e in config["eval_sets"] if e in ("if", "joint")]
+
+
+def get_reasoning_if_samples(wildcards=None):
+    return [f"{RESULTS}/samples/{c}/{e}.parquet" for c in checkpoints(wildcards) for e in get_reasoning_if_eval_sets()]
+
+
+def get_reasoning_if_prompts(wildcards=None):
+    return [f"{DATA}/prompts/{e}.jsonl" for e in get_reasoning_if_eval_sets()]
+
+
 def get_seed000_outputs():
     """Every table and figure of seed000.smk: targets of `all`."""
     tables = ["trainability", "polarisation", "polarisation_transitions", "polarisation_histogram", "opening_modes"]
     if get_js_eval_sets():
         tables.append("route_entry")
+    if get_reasoning_if_eval_sets():
+        tables.append("reasoning_if")
     out = [f"{RESULTS}/tables/{t}.{ext}" for t in tables for ext in ("csv", "md")]
     out += [f"{RESULTS}/figures/polarisation_{e}.png" for e in config["eval_sets"]]
     return out

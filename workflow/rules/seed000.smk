@@ -124,6 +124,38 @@ rule opening_modes_table:
         "--cfg {params.cfg:q} --out {output.table} > {log} 2>&1"
 
 
+rule reasoning_if_table:
+    input:
+        samples=get_reasoning_if_samples,
+        prompts=get_reasoning_if_prompts,
+    output:
+        table=report(
+            f"{RESULTS}/tables/reasoning_if.csv",
+            caption="../report/reasoning_if_table.rst",
+            category="6. trainability and polarisation",
+        ),
+        md=f"{RESULTS}/tables/reasoning_if.md",
+    log:
+        f"{RESULTS}/logs/analyse/reasoning_if_table.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/analyse/reasoning_if_table.tsv"
+    conda:
+        get_conda_env("cpu")
+    # a job, not a local rule: it runs the IFEval verifier three times over every if and joint sample
+    threads: get_threads("cpu")
+    resources:
+        cpus_per_task=get_resource("cpu", "cpus_per_task"),
+        mem_mb=get_mem_mb("cpu"),
+        runtime=get_runtime("cpu"),
+    params:
+        root=results_dir,  # this model's results folder
+        cfg=get_analysis_cfg("reasoning_if", *BOOTSTRAP_KEYS),
+        code=get_code("analysis.reasoning_if", "metrics.reasoning_segments", "scoring.verifiers", "cli.seed000"),
+    shell:
+        "python -m rlvr_support reasoning-if-table --samples {input.samples} --samples-root {params.root}/samples "
+        "--prompts {input.prompts} --cfg {params.cfg:q} --out {output.table} > {log} 2>&1"
+
+
 rule route_entry_table:
     input:
         get_js_runs,

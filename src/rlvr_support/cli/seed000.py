@@ -37,6 +37,20 @@ def cmd_trainability_table(a):
         print(obs.to_string())
 
 
+def cmd_reasoning_if_table(a):
+    from rlvr_support.analysis.reasoning_if import reasoning_if_table
+    from rlvr_support.analysis.runs import parse_files
+    from rlvr_support.storage.atomic import read_jsonl
+
+    c = a.cfg
+    prompts = {str(r["id"]): r for p in a.prompts for r in read_jsonl(p)}
+    t = reasoning_if_table(parse_files(a.samples, a.samples_root), prompts, rules=c["reasoning_if"],
+                           n_boot=c["bootstrap"], ci=c["ci"], seed=c["seed"])
+    _write_table(t, a.out)
+    print(t[["chain", "eval_set", "benchmark", "reasoning_rate", "HAcc_whole", "HAcc_answer", "HAcc_reasoning",
+             "bypass"]].to_string())
+
+
 def cmd_polarisation_table(a):
     from rlvr_support.analysis.polarisation import polarisation_tables
     from rlvr_support.analysis.runs import parse_files
@@ -117,6 +131,16 @@ def register(verb) -> None:
     s.add_argument("--samples-root", required=True)
     s.add_argument("--cfg", type=_json, required=True,
                    help='JSON: {"opening_modes": {"dri": [regex...], "dai": [regex...]}, bootstrap, ci, seed}')
+    s.add_argument("--out", required=True, help="CSV (a .md beside it)")
+
+    s = verb("reasoning-if-table", cmd_reasoning_if_table,
+             "Instruction following inside reasoning: constraints on the reasoning and on the answer apart, "
+             "MathIF's HAcc / SAcc, and responses that met them by skipping the reasoning.")
+    s.add_argument("--samples", nargs="+", required=True, help="samples of the if and joint eval sets")
+    s.add_argument("--samples-root", required=True)
+    s.add_argument("--prompts", nargs="+", required=True, help="their prompt files (constraints and kwargs)")
+    s.add_argument("--cfg", type=_json, required=True,
+                   help='JSON: {"reasoning_if": {"answer_markers": [...], "reasoning_prefixes": [...]}, bootstrap, ci, seed}')
     s.add_argument("--out", required=True, help="CSV (a .md beside it)")
 
     s = verb("route-entry-table", cmd_route_entry_table,

@@ -23,6 +23,13 @@ ANALYSIS_DEFAULTS = {
     "perplexity": {"prompts": 100, "batch": 64},
     # group sizes G of the future-trainability table besides the RL `group_size` (analysis/trainability.py)
     "trainability": {"group_sizes": [2, 4, 8, 16]},
+    # instruction following inside reasoning (metrics/reasoning_segments.py): the final-answer markers
+    # that end a reasoning segment, and leading reasoning blocks (the toy world's `step : ...` plan;
+    # config.yaml sets it)
+    "reasoning_if": {
+        "answer_markers": [r"\\boxed\{", r"(?i)\bthe (?:final )?answer is\b", r"(?i)\b(?:final )?answer\s*:"],
+        "reasoning_prefixes": [],
+    },
     # opening-mode rules, regular expressions matched at the start of a response (metrics/opening_modes.py):
     # seeds/000's deliberative-reasoning and direct-answer openings, and the toy world's `step` / `answer : N`
     "opening_modes": {
