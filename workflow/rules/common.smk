@@ -454,6 +454,8 @@ def get_claims_inputs(wildcards=None):
         ins["perplexity"] = f"{RESULTS}/tables/perplexity.csv"
     if has_trajectory(wildcards):
         ins["association"] = f"{RESULTS}/tables/association.csv"
+    if get_reasoning_if_eval_sets():
+        ins["reasoning_if"] = f"{RESULTS}/tables/reasoning_if.csv"
     return ins
 
 
@@ -465,6 +467,8 @@ def get_claims_args(wildcards, input):
         args.append(f"--perplexity {input.perplexity}")
     if "association" in input.keys():
         args.append(f"--association {input.association}")
+    if "reasoning_if" in input.keys():
+        args.append(f"--reasoning-if {input.reasoning_if}")
     if get_intervention_eval_sets():
         args.append(
             "--decomposition "

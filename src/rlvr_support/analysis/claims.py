@@ -87,6 +87,7 @@ def claims_table(scores: list[ScoreFile], *, support_per_prompt: pd.DataFrame | 
                  js_share: pd.DataFrame | None, modes: pd.DataFrame | None, perplexity: pd.DataFrame | None,
                  decomposition: dict[str, pd.DataFrame], sources: dict[str, str], m: int,
                  n_boot: int, ci: float, seed: int, association: pd.DataFrame | None = None,
+                 reasoning_if: pd.DataFrame | None = None,
                  group_size: int | None = None) -> pd.DataFrame:
     opts = dict(n_boot=n_boot, ci=ci, seed=seed)
     modes = _seed_rows(modes, "all")
@@ -182,6 +183,13 @@ def claims_table(scores: list[ScoreFile], *, support_per_prompt: pd.DataFrame | 
             rows.append(_row("IF-RLVR lowers the mixed-group share on math for a later Math-RLVR stage", "000", "if",
                              "math", bench, f"share of mixed groups of G={group_size} rollouts, checkpoint - base "
                              "(paired)", -1, d, lo, hi, ns, sources.get("trainability", "")))
+    # --- instruction following by skipping the reasoning (seeds/000's mechanism, ReasonIF-style segments)
+    for bench, r in _by_benchmark(reasoning_if, "if", {"chain": "if", "eval_set": "if"}).items():
+        r = r.iloc[0]
+        rows.append(_row("IF-RLVR: more of the constraint-following responses skip the reasoning (bypass)", "000",
+                         "if", "if", bench, "share of all-constraints-met responses with no reasoning segment, "
+                         "checkpoint - base (paired)", +1, r["bypass_diff"], r["bypass_diff_lo"], r["bypass_diff_hi"],
+                         int(r["n_seeds"]), sources.get("reasoning_if", "")))
     # --- across checkpoints (seeds/000: Pearson r = -0.85 between direct-answer openings and math best@k)
     for bench, a in _by_benchmark(association, "math", {"eval_set": "math", "x": "share:answer",
                                                         "y": "best@k"}).items():
@@ -207,7 +215,7 @@ def _seed_rows(table: pd.DataFrame | None, seed: str) -> pd.DataFrame | None:
 
 
 # the claims measured per RL seed come from the score files and the tables with per-seed rows;
-# the others (entropy, JS, intervention, perplexity, association) are read from tables pooled over seeds
+# the others (entropy, JS, intervention, perplexity, association, reasoning_if) are read from tables pooled over seeds
 PER_SEED_INPUTS = ("scores", "support_per_prompt", "modes")
 KEY = ["claim", "chain", "eval_set", "benchmark"]
 

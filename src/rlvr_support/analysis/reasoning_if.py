@@ -70,19 +70,39 @@ def reasoning_if_table(files: list[ScoreFile], prompts: dict[str, dict], *, rule
                        seed: int) -> pd.DataFrame:
     """One row per chain, eval set (if, joint) and benchmark; see the module docstring."""
     markers, prefixes = compile_rules(rules)
-    rows = []
+    runs: dict[tuple[str, str, str], list[tuple[list[str], np.ndarray]]] = {}
     for (chain, eval_set), group in by_chain([f for f in files if f.eval_set in EVAL_SETS]).items():
-        per_bench: dict[str, list[np.ndarray]] = {}
         for f in group:
             df = read_parquet(f.path, columns=["prompt_id", "benchmark", "text"])
             for bench, part in split_benchmarks(df, eval_set).items():
-                per_bench.setdefault(bench, []).append(prompt_sums(part, prompts, markers, prefixes)[1])
-        for bench, per_seed in per_bench.items():
-            point, low, high, _ = grouped_sum_bootstrap(per_seed, _ratios, n_boot=n_boot, ci=ci, seed=seed)
-            row = {"chain": chain, "eval_set": eval_set, "benchmark": bench,
-                   "relation": relation(chain, eval_set) if chain != "base" else "", "n_seeds": len(per_seed),
-                   "n_prompts": len(per_seed[0]), "n_bypass": int(sum(x[:, -1].sum() for x in per_seed))}
-            for j, name in enumerate(METRICS):
-                row[name], row[f"{name}_lo"], row[f"{name}_hi"] = float(point[j]), float(low[j]), float(high[j])
-            rows.append(row)
+                runs.setdefault((chain, eval_set, bench), []).append(prompt_sums(part, prompts, markers, prefixes))
+    rows = []
+    for (chain, eval_set, bench), by_seed in runs.items():
+        per_seed = [x for _, x in by_seed]
+        point, low, high, _ = grouped_sum_bootstrap(per_seed, _ratios, n_boot=n_boot, ci=ci, seed=seed)
+        row = {"chain": chain, "eval_set": eval_set, "benchmark": bench,
+               "relation": relation(chain, eval_set) if chain != "base" else "", "n_seeds": len(per_seed),
+               "n_prompts": len(per_seed[0]), "n_bypass": int(sum(x[:, -1].sum() for x in per_seed))}
+        for j, name in enumerate(METRICS):
+            row[name], row[f"{name}_lo"], row[f"{name}_hi"] = float(point[j]), float(low[j]), float(high[j])
+        row["bypass_diff"], row["bypass_diff_lo"], row["bypass_diff_hi"] = _bypass_diff(
+            runs.get(("base", eval_set, bench)), by_seed, chain, n_boot=n_boot, ci=ci, seed=seed)
+        rows.append(row)
     return pd.DataFrame(rows)
+
+
+def _bypass_diff(base, by_seed, chain: str, *, n_boot: int, ci: float, seed: int) -> tuple[float, float, float]:
+    """bypass(checkpoint) - bypass(base), paired per prompt: each seed's prompt sums sit beside the
+    base's on the same prompts, so a replicate resamples the prompts of both together."""
+    if chain == "base":
+        return 0.0, 0.0, 0.0
+    if base is None:
+        return (float("nan"),) * 3
+    base_ids, base_sums = base[0]
+    if any(ids != base_ids for ids, _ in by_seed):
+        raise ValueError(f"{chain}: its prompts differ from the base's")
+    W = len(SUMS)
+    point, low, high, _ = grouped_sum_bootstrap(
+        [np.hstack([base_sums, x]) for _, x in by_seed],
+        lambda s: _ratios(s[..., W:])[..., -1:] - _ratios(s[..., :W])[..., -1:], n_boot=n_boot, ci=ci, seed=seed)
+    return float(point[0]), float(low[0]), float(high[0])
