@@ -15,13 +15,15 @@ DEFAULT = yaml.safe_load((REPO / "config.yaml").read_text())
 
 
 # configs that are overlays: merged onto the config they name, as `--configfile A B` does
-OVERLAYS = {"toy-seeds.yaml": REPO / "config.yaml"}
+# an overlay is checked on the configs it is written for, in order
+OVERLAYS = {"toy-seeds.yaml": (REPO / "config.yaml",),
+            "toy-teachers.yaml": (REPO / "config.yaml", REPO / "configs" / "toy-seeds.yaml")}
 
 
 @pytest.mark.parametrize("path", [REPO / "config.yaml", SMOKE_CONFIG, *sorted((REPO / "configs").glob("*.yaml"))],
                          ids=lambda p: p.name)
 def test_shipped_configs_are_valid(path):
-    check_toy_world(load_config(OVERLAYS[path.name], path) if path.name in OVERLAYS else load_config(path))
+    check_toy_world(load_config(*OVERLAYS[path.name], path) if path.name in OVERLAYS else load_config(path))
 
 
 def test_an_overlay_changes_only_what_it_names():

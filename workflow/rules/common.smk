@@ -18,7 +18,7 @@ if str(Path(workflow.basedir) / "src") not in os.environ.get("PYTHONPATH", "").s
 
 from rlvr_support.analysis.budget import budget_config
 from rlvr_support.config.benchmarks import eval_benchmarks
-from rlvr_support.config.chains import CHAIN_RE, TASKS, parent_chain, parse_chain, stage_task
+from rlvr_support.config.chains import CHAIN_RE, TASKS, distill_teacher, parent_chain, parse_chain, stage_task
 from rlvr_support.config.checkpoints import (
     external_checkpoints,
     externals_of,
@@ -312,11 +312,14 @@ def get_remedies(wildcards):
 
 
 def get_teacher(wildcards):
-    """Distillation teacher: the stage's parent (default) or the base policy."""
-    distill = variant_spec(wildcards.chain).get("distill")
-    if distill and distill["teacher"] == "base":
+    """Distillation teacher (config/chains.distill_teacher): the stage's parent (default), its weights
+    kept at `teacher_step` (a trajectory point), or the base policy; the parent when not distilling."""
+    teacher = distill_teacher(config, wildcards.chain)
+    if teacher is None or (teacher[0] != "base" and not teacher[2]):
+        return get_parent(wildcards)
+    if teacher[0] == "base":
         return f"{RESULTS}/checkpoints/base/manifest.json"
-    return get_parent(wildcards)
+    return f"{RESULTS}/checkpoints/{teacher[0]}/seed{wildcards.seed}/step{teacher[1]}/manifest.json"
 
 
 def get_probe_prompts(wildcards):
@@ -364,6 +367,17 @@ def get_reward_curve_args(wildcards):
 
 def get_all_monitor_files(wildcards=None):
     return [m for c in config["chains"] for m in get_monitor_files(c)]
+
+
+def get_distill_teachers():
+    """{chain: {teacher, teacher_step, teacher_fraction}} of the distilling chains, for the teacher table."""
+    out = {}
+    for chain in config["chains"]:
+        t = distill_teacher(config, chain)
+        if t:
+            label = t[0] + (f" step {t[1]}" if t[2] else " (final)" if t[0] != "base" else "")
+            out[chain] = {"teacher": label, "teacher_step": t[1], "teacher_fraction": t[1] / config["rl"]["steps"]}
+    return compact_json(out)
 
 
 def get_remedy_outputs():

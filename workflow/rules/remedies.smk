@@ -10,6 +10,12 @@ rule remedy_table:
     output:
         table=report(f"{RESULTS}/tables/remedies.csv", caption="../report/remedy_table.rst", category="5. mitigations"),
         md=f"{RESULTS}/tables/remedies.md",
+        teachers=report(
+            f"{RESULTS}/tables/distill_teachers.csv",
+            caption="../report/distill_teachers.rst",
+            category="5. mitigations",
+        ),
+        teachers_md=f"{RESULTS}/tables/distill_teachers.md",
     log:
         f"{RESULTS}/logs/analyse/remedy_table.log",
     conda:
@@ -18,10 +24,11 @@ rule remedy_table:
     params:
         root=results_dir,  # this model's results folder
         cfg=get_analysis_cfg(*BOOTSTRAP_KEYS),
+        teachers=get_distill_teachers(),
         code=get_code("analysis.remedy_comparison", "cli.remedies"),
     shell:
         "python -m rlvr_support remedy-table --scores {input} --scores-root {params.root}/scores --cfg {params.cfg:q} "
-        "--out {output.table} > {log} 2>&1"
+        "--out {output.table} --teachers {params.teachers:q} --out-teachers {output.teachers} > {log} 2>&1"
 
 
 rule figure_remedies:

@@ -157,3 +157,36 @@ def comparison_markdown(table: pd.DataFrame) -> str:
             cells.append(ci_cell(r["mean"], r["ci_low"], r["ci_high"]))
         rows.append(cells)
     return markdown_table(["chain", "variant", "current benchmark", "previous benchmark", *METRICS], rows)
+
+
+TEACHER_METRICS = ["current_pass@1", "previous_pass@1", "previous_best@k"]
+
+
+def teacher_table(table: pd.DataFrame, teachers: dict[str, dict]) -> pd.DataFrame:
+    """On-policy distillation against its teacher (seeds/000's "sweet spot"): the rows of the comparison
+    `table` for the distilling chains in `teachers` ({chain: {teacher, teacher_step, teacher_fraction}},
+    config/chains.distill_teacher) and their plain chains, with the teacher beside each; both tasks'
+    mean@k (pass@1 = the mean reward over the n samples) and the previous task's best@k.
+    Sorted by plain chain, then teacher step (the plain chain, no teacher, first)."""
+    plain = {c.partition("~")[0] for c in teachers}
+    keep = table["chain"].isin(set(teachers) | plain) & table["metric"].isin(TEACHER_METRICS)
+    out = table[keep].copy()
+    none = {"teacher": "none", "teacher_step": -1, "teacher_fraction": float("nan")}
+    for key in none:
+        out.insert(3, key, [teachers.get(c, none)[key] for c in out["chain"]])
+    return out.sort_values(["base_chain", "teacher_step", "chain"], kind="stable").reset_index(drop=True)
+
+
+def teacher_markdown(table: pd.DataFrame) -> str:
+    rows = []
+    for chain, bc, bp, g in tradeoff_pairs(table):
+        r0 = g.iloc[0]
+        cells = [cell(chain), cell(r0["teacher"]),
+                 cell("" if r0["teacher_step"] < 0 else f"{int(r0['teacher_step'])} ({r0['teacher_fraction']:.0%})"),
+                 cell(bc), cell(bp)]
+        for metric in TEACHER_METRICS:
+            r = g[g["metric"] == metric].iloc[0]
+            cells.append(ci_cell(r["mean"], r["ci_low"], r["ci_high"]))
+        rows.append(cells)
+    return markdown_table(["chain", "teacher", "teacher step", "current benchmark", "previous benchmark",
+                           *TEACHER_METRICS], rows)

@@ -20,6 +20,12 @@ def cmd_remedy_table(a):
     md = comparison_markdown(table)
     write_text(Path(a.out).with_suffix(".md"), md)
     print(md)
+    if a.out_teachers:
+        from rlvr_support.analysis.remedy_comparison import teacher_markdown, teacher_table
+
+        teachers = teacher_table(table, a.teachers or {})
+        write_text(a.out_teachers, teachers.to_csv(index=False, float_format="%.6f"))
+        write_text(Path(a.out_teachers).with_suffix(".md"), teacher_markdown(teachers))
 
 
 def cmd_figure_remedies(a):
@@ -55,6 +61,9 @@ def register(verb) -> None:
     s.add_argument("--scores-root", required=True)
     s.add_argument("--cfg", type=_json, required=True, help="the config's `analysis` section as JSON")
     s.add_argument("--out", required=True, help="CSV; the Markdown table is written beside it (.md)")
+    s.add_argument("--teachers", type=_json,
+                   help='JSON {chain: {"teacher", "teacher_step", "teacher_fraction"}} of the distilling chains')
+    s.add_argument("--out-teachers", help="CSV (.md beside it): the distilling chains by teacher step")
 
     s = verb("figure-remedies", cmd_figure_remedies, "Trade-off plot: current-task gain vs previous-task best@k loss.")
     s.add_argument("--table", required=True, help="the remedy-table CSV")

@@ -43,3 +43,20 @@ def parent_chain(chain: str) -> str | None:
 def stage_task(chain: str) -> str:
     """The task the chain's last stage trains on."""
     return stages(chain)[-1]
+
+
+
+def distill_teacher(config: dict, chain: str) -> tuple[str, int, bool] | None:
+    """(teacher, its step along the teacher chain, whether it is a kept trajectory point) of a chain
+    whose variant distils; None otherwise. `teacher` is `base` (step 0) or the parent chain: its final
+    weights (step rl.steps), or with `distill.teacher_step: s` the weights its stage kept at step s,
+    so teachers along the teacher chain's training can be compared (seeds/000's sweet spot)."""
+    name = variant(chain)
+    distill = (config.get("variants", {}).get(name) or {}).get("distill") if name else None
+    if not distill:
+        return None
+    parent = parent_chain(chain)
+    if distill.get("teacher", "parent") == "base" or parent is None:  # a one-stage chain's parent is the base
+        return "base", 0, False
+    step = distill.get("teacher_step")
+    return (parent, step, True) if step else (parent, config.get("rl", {}).get("steps"), False)

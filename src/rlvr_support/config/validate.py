@@ -14,7 +14,7 @@ import jsonschema
 import yaml
 
 from rlvr_support.config.benchmarks import benchmark_sampling, eval_benchmarks, max_new_tokens_keys
-from rlvr_support.config.chains import parent_chain, parse_chain
+from rlvr_support.config.chains import distill_teacher, parent_chain, parse_chain
 from rlvr_support.config.revisions import unpinned_revisions
 from rlvr_support.config.checkpoints import (base_checkpoints, base_names, check_checkpoint_path,
                                              external_checkpoints, name_problem, trajectory_cfg)
@@ -52,6 +52,7 @@ def validate_config(config: dict, schema_path: str | Path = SCHEMA) -> dict:
         raise ConfigError("invalid config:\n  " + "\n  ".join(lines))
     _check_semantics(config)
     _check_large_k(config)
+    _check_distill_teachers(config)
     if config.get("revisions") == "require" and unpinned_revisions(config):
         raise ConfigError("revisions: require, but these are not pinned to a hub commit:\n  "
                           + "\n  ".join(unpinned_revisions(config)))
@@ -142,6 +143,25 @@ def _check_semantics(config: dict) -> None:
     if s.get("token_arrays") is not None and js.get("eval_sets") and js["samples_per_prompt"] > s["token_arrays"]:
         raise ConfigError(f"analysis.divergence.samples_per_prompt: {js['samples_per_prompt']} samples per prompt "
                           f"need their token arrays, but sampling.token_arrays keeps {s['token_arrays']}")
+
+
+def _check_distill_teachers(config: dict) -> None:
+    """A `distill.teacher_step` names weights the parent chain's stage keeps (a trajectory point)."""
+    from rlvr_support.config.checkpoints import trajectory_cfg
+
+    for chain in config["chains"]:
+        teacher = distill_teacher(config, chain)
+        if not teacher or not teacher[2]:
+            continue
+        t, steps = trajectory_cfg(config), config["rl"]["steps"]
+        parent, step = teacher[0], teacher[1]
+        where = f"variants.{parse_chain(chain)[1]}.distill.teacher_step"
+        if parent not in t["chains"]:
+            raise ConfigError(f"{where}: {step} needs the weights of {parent!r} at step {step}, but trajectory.chains "
+                              f"{t['chains']} does not keep {parent!r}'s weights")
+        if step >= steps or step % t["every"]:
+            raise ConfigError(f"{where}: {parent!r} keeps its weights every trajectory.every = {t['every']} steps "
+                              f"below rl.steps = {steps}; {step} is not one of them")
 
 
 def _check_large_k(config: dict) -> None:
