@@ -17,8 +17,8 @@ import yaml
 from conftest import REPO, SMOKE_CONFIG, run_snakemake
 
 TRAINING = {"pretrain_base", "train_stage"}
-SAMPLING = {"sample", "sample_routed", "sample_merge"}
-SCORING = {"score", "score_routed"}
+SAMPLING = {"sample", "sample_routed", "sample_merge", "sample_large_k"}
+SCORING = {"score", "score_routed", "score_large_k"}
 MODEL_ANALYSES = {"base_metrics", "positional_js", "opening_intervention", "perplexity"}
 
 
@@ -112,10 +112,10 @@ def test_adding_an_rl_seed_plans_only_the_new_seed_and_the_tables(smoke_run, tmp
     assert {j["rule"] for j in jobs if j["rule"] == "train_stage"} and \
         all("seed=1" in j["wildcards"] for j in jobs if j["rule"] == "train_stage")
     assert not any(j["rule"] in ("pretrain_base", "base_metrics") for j in jobs)
-    # the budget (it counts the checkpoints) and the trajectory table (its points are per seed) read
-    # rl.seeds; no other job's params hold them
+    # the budget (it counts the checkpoints), the trajectory table (its points are per seed) and the
+    # trainability table (each seed's reward curve) read rl.seeds; no other job's params hold them
     assert not [j for j in jobs if "Params have changed" in j["reason"]
-                and j["rule"] not in ("budget", "trajectory_table")], \
+                and j["rule"] not in ("budget", "trajectory_table", "trainability_table")], \
         "a job's params changed with rl.seeds"
 
 
@@ -185,7 +185,7 @@ def test_editing_metrics_or_analysis_code_reruns_no_training_or_sampling(smoke_r
 @pytest.mark.slow
 def test_editing_a_figure_module_reruns_its_figures_only(smoke_run, tmp_path):
     jobs = plan(smoke_run, snakefile=edited_code(tmp_path, "figures/passk_curves.py"))
-    assert rules(jobs) == {"figure_passk", "figure_bestk"}, rules(jobs)
+    assert rules(jobs) == {"figure_passk", "figure_bestk", "figure_bestk_large_k"}, rules(jobs)
 
 
 @pytest.mark.slow

@@ -355,14 +355,18 @@ def get_monitor_files(chain):
 
 
 def get_reward_curves(wildcards=None):
-    return [f"{RESULTS}/checkpoints/{c}/seed{s}/reward_curve.csv" for c in config["chains"] for s in config["rl"]["seeds"]]
+    return [
+        f"{RESULTS}/checkpoints/{c}/seed{s}/reward_curve.csv" for c in config["chains"] for s in config["rl"]["seeds"]
+    ]
 
 
 def get_reward_curve_args(wildcards):
     """`chain/seedS=path` pairs for `trainability-table --curves`."""
     paths = [p.format(model=wildcards.get("model")) for p in get_reward_curves(wildcards)]
-    return " ".join(f"{c}/seed{s}={p}" for (c, s), p in
-                    zip(((c, s) for c in config["chains"] for s in config["rl"]["seeds"]), paths))
+    return " ".join(
+        f"{c}/seed{s}={p}"
+        for (c, s), p in zip(((c, s) for c in config["chains"] for s in config["rl"]["seeds"]), paths)
+    )
 
 
 def get_all_monitor_files(wildcards=None):
@@ -711,8 +715,11 @@ def get_large_k_sampling_cfg(wildcards):
 
 
 def get_large_k_scores(wildcards=None):
-    return [f"{RESULTS}/large_k/scores/{c}/{e}.parquet" for c in get_large_k_checkpoints(wildcards)
-            for e in config["eval_sets"]]
+    return [
+        f"{RESULTS}/large_k/scores/{c}/{e}.parquet"
+        for c in get_large_k_checkpoints(wildcards)
+        for e in config["eval_sets"]
+    ]
 
 
 def get_large_k_outputs():

@@ -23,8 +23,7 @@ rule large_k_prompts:
         prompts=lambda wildcards: LARGE_K["prompts"],
         code=get_code("data.subsets", "sampling.jobs", "cli.data", "cli.main"),
     shell:
-        "python -m rlvr_support --prov-rule large_k_prompts prompt-subset --prompts {input} --count {params.prompts} "
-        "--out {output} > {log} 2>&1"
+        "python -m rlvr_support prompt-subset --prompts {input} --count {params.prompts} --out {output} > {log} 2>&1"
 
 
 rule sample_large_k:
@@ -54,7 +53,7 @@ rule sample_large_k:
         gpus=get_gpus_per_node("sample"),
     shell:
         # its own job name: a random stream apart from the eval set's full-budget samples
-        "python -m rlvr_support --prov-rule sample_large_k sample --model {input.model} --prompts {input.prompts} "
+        "python -m rlvr_support sample --model {input.model} --prompts {input.prompts} "
         "--cfg {params.cfg:q} --job large_k/{wildcards.eval_set} --out {output} --threads {threads} "
         "--gpus {params.gpus} --shard 0 > {log} 2>&1"
 
@@ -80,7 +79,7 @@ rule score_large_k:
         cfg=get_scoring_cfg(),
         code=get_code("scoring", "cli.main"),
     shell:
-        "python -m rlvr_support --prov-rule score_large_k score --samples {input.samples} --prompts {input.prompts} "
+        "python -m rlvr_support score --samples {input.samples} --prompts {input.prompts} "
         "--cfg {params.cfg:q} --out {output} > {log} 2>&1"
 
 
@@ -93,7 +92,11 @@ rule large_k_table:
             caption="../report/passk_large_k.rst",
             category="1. pass@k and best@k",
         ),
-        headline=f"{RESULTS}/tables/headline_large_k.csv",
+        headline=report(
+            f"{RESULTS}/tables/headline_large_k.csv",
+            caption="../report/passk_large_k.rst",
+            category="1. pass@k and best@k",
+        ),
         headline_md=f"{RESULTS}/tables/headline_large_k.md",
     log:
         f"{RESULTS}/logs/analyse/large_k_table.log",
@@ -105,7 +108,7 @@ rule large_k_table:
         cfg=get_analysis_cfg(*BOOTSTRAP_KEYS),
         code=get_code("analysis.passk_table", "analysis.markdown", "cli.main"),
     shell:
-        "python -m rlvr_support --prov-rule large_k_table passk-table --scores {input} "
+        "python -m rlvr_support passk-table --scores {input} "
         "--scores-root {params.root}/large_k/scores --cfg {params.cfg:q} --out {output.table} "
         "--headline {output.headline} > {log} 2>&1"
 
@@ -129,5 +132,5 @@ rule figure_bestk_large_k:
     params:
         code=get_code("figures.passk_curves", "cli.main"),
     shell:
-        "python -m rlvr_support --prov-rule figure_bestk_large_k figure-passk --table {input} "
+        "python -m rlvr_support figure-passk --table {input} "
         "--eval-set {wildcards.eval_set} --metric best@k --out {output.png} > {log} 2>&1"
