@@ -354,19 +354,22 @@ def get_monitor_files(chain):
     return [f"{RESULTS}/checkpoints/{chain}/seed{s}/monitor.csv" for s in config["rl"]["seeds"]]
 
 
+def reward_curves():
+    """{chain/seedS: its stage's reward_curve.csv} for every trained run."""
+    return {
+        f"{c}/seed{s}": f"{RESULTS}/checkpoints/{c}/seed{s}/reward_curve.csv"
+        for c in config["chains"]
+        for s in config["rl"]["seeds"]
+    }
+
+
 def get_reward_curves(wildcards=None):
-    return [
-        f"{RESULTS}/checkpoints/{c}/seed{s}/reward_curve.csv" for c in config["chains"] for s in config["rl"]["seeds"]
-    ]
+    return list(reward_curves().values())
 
 
 def get_reward_curve_args(wildcards):
     """`chain/seedS=path` pairs for `trainability-table --curves`."""
-    paths = [p.format(model=wildcards.get("model")) for p in get_reward_curves(wildcards)]
-    return " ".join(
-        f"{c}/seed{s}={p}"
-        for (c, s), p in zip(((c, s) for c in config["chains"] for s in config["rl"]["seeds"]), paths)
-    )
+    return " ".join(f"{run}={p.format(model=wildcards.get('model'))}" for run, p in reward_curves().items())
 
 
 def get_all_monitor_files(wildcards=None):
