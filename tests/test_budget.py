@@ -99,12 +99,16 @@ def test_a_study_of_external_checkpoints_only_has_no_train_row(tmp_path):
         raw["chains"] = []
         raw["sampling"].pop("routing")
         raw["checkpoints"] = {"elsewhere": {"kind": "local", "path": str(model_folder(tmp_path / "m")), "base": "base"}}
+        raw["analysis"]["single_token"]["checkpoints"] = ["elsewhere"]
 
     rows, _ = plan(_cfg(SMOKE, edit))
     k = _by_kind(rows)
     # no train, monitor or routed row; large_k: the smoke config's base at n 16 on 2 prompts per eval set
-    assert set(k) == {"sample", "intervention", "base_metrics", "js", "large_k"}
+    assert set(k) == {"sample", "intervention", "base_metrics", "js", "large_k", "single_token"}
     assert (k["large_k"].sequences, k["large_k"].jobs) == (1 * 3 * 2 * 16, 3)
+    # single_token: the external checkpoint with the base on math, 2 prompts x 2 directions x (own, 2 positions,
+    # top-2) x n 2
+    assert (k["single_token"].sequences, k["single_token"].jobs) == (2 * 2 * 4 * 2, 1)
     # base + the external checkpoint x (6 + 6 + 6 prompts) x n 4; 2 x 3 eval sets x 1 shard
     assert (k["sample"].sequences, k["sample"].jobs) == (2 * 18 * 4, 6)
     assert (k["js"].sequences, k["js"].jobs) == (1 * 2 * 3 * 1, 1)
@@ -209,7 +213,7 @@ def test_job_counts_match_snakemakes_plan(tmp_path):
     stats = dict(re.findall(r"^(\w+)\s+(\d+)$", proc.stdout, flags=re.M))
     k = _by_kind(plan(_cfg(SMOKE))[0])
     rule_of = {"routed": "sample_routed", "large_k": "sample_large_k", "train": "train_stage", "js": "positional_js",
-               "intervention": "opening_intervention", "base_metrics": "base_metrics"}
+               "intervention": "opening_intervention", "single_token": "single_token", "base_metrics": "base_metrics"}
     assert {kind: k[kind].jobs for kind in rule_of} == {kind: int(stats[rule]) for kind, rule in rule_of.items()}
     # the sample rule samples the checkpoints at full budget and the trajectory points at theirs
     assert k["trajectory"].jobs > 0 and k["sample"].jobs + k["trajectory"].jobs == int(stats["sample"])
@@ -225,7 +229,7 @@ def test_verb_writes_markdown_and_csv(tmp_path):
     assert "(ASSUMED" in md and "MEASURED on" not in md and "| all | total |" in md
     csv = pd.read_csv(out.with_suffix(".csv"))
     assert list(csv["kind"]) == ["sample", "trajectory", "routed", "large_k", "train", "monitor", "intervention",
-                                 "base_metrics", "js"]
+                                 "single_token", "base_metrics", "js"]
     assert csv.set_index("kind").loc["sample", "sequences"] == 7 * 18 * 4
     # smoke's trajectory: math, if, math-if keep step 1 of 2 (seed 0): 3 points x 18 prompts x n 2
     assert csv.set_index("kind").loc["trajectory", "sequences"] == 3 * 18 * 2

@@ -10,7 +10,7 @@ import yaml
 
 from conftest import REPO, SMOKE_CONFIG
 from rlvr_support.analysis.budget import budget_config, plan_model, Lengths
-from rlvr_support.config.checkpoints import large_k_checkpoints
+from rlvr_support.config.checkpoints import analysis_checkpoints
 from rlvr_support.config.defaults import fill_defaults
 from rlvr_support.config.validate import ConfigError, load_config, validate_config
 from rlvr_support.data.subsets import evenly_spaced
@@ -39,8 +39,8 @@ def test_evenly_spaced_refuses_what_it_cannot_give(count, message):
 def test_large_k_checkpoints_are_the_named_ones_at_every_seed():
     cfg = {"analysis": {"large_k": {"checkpoints": ["base", "math", "mine"], "prompts": 5, "n": 64}}}
     labels = ["base", "math/seed0", "math/seed1", "math-if/seed0", "if/seed0", "mine", "other"]
-    assert large_k_checkpoints(cfg, labels) == ["base", "math/seed0", "math/seed1", "mine"]
-    assert large_k_checkpoints({"analysis": {}}, labels) == []
+    assert analysis_checkpoints(cfg, labels, "large_k") == ["base", "math/seed0", "math/seed1", "mine"]
+    assert analysis_checkpoints({"analysis": {}}, labels, "large_k") == []
 
 
 def _default():
@@ -83,7 +83,7 @@ def test_the_smoke_run_writes_the_large_k_table_and_figures(smoke_run):
     assert table["k"].max() == large["n"]
     for e in ("math", "if", "joint"):
         assert (res / "figures" / f"bestk_large_k_{e}.png").is_file()
-        subset = [l for l in (res / "data" / "large_k" / f"{e}.jsonl").read_text().splitlines() if l]
+        subset = [l for l in (res / "data" / "subsets" / str(large["prompts"]) / f"{e}.jsonl").read_text().splitlines() if l]
         assert len(subset) == large["prompts"]
     assert (res / "tables" / "passk_large_k.csv.prov.json").is_file()
 

@@ -99,7 +99,7 @@ def test_model_names_that_would_clash_with_paths_are_rejected(name):
 # ---- the paper plans under the SLURM profile: GPUs where models load, no download on a node ----
 
 MODEL_RULES = {"train_stage", "sample", "sample_routed", "sample_large_k", "base_metrics", "positional_js", "opening_intervention",
-               "perplexity"}
+               "single_token", "perplexity"}
 DOWNLOAD_RULES = {"source_data", "base_model", "external_checkpoint"}
 DOWNLOAD_VERBS = {"data-sources", "base-model", "checkpoint"}
 
@@ -154,7 +154,7 @@ def test_every_model_loading_job_asks_for_gpus_and_no_submitted_job_downloads(co
             verb = re.search(r"-m rlvr_support (\S+)", j["shell"])
             assert verb and verb.group(1) not in DOWNLOAD_VERBS and "pip download" not in j["shell"], j
     # the model-loading analyses get bfloat16 on their GPUs
-    analyses = [j for j in jobs if j["rule"] in {"positional_js", "opening_intervention", "base_metrics"}]
+    analyses = [j for j in jobs if j["rule"] in {"positional_js", "opening_intervention", "single_token", "base_metrics"}]
     assert analyses and all("--gpus 1 --dtype auto" in j["shell"] for j in analyses), analyses[:1]
 
 

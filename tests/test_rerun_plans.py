@@ -19,7 +19,7 @@ from conftest import REPO, SMOKE_CONFIG, run_snakemake
 TRAINING = {"pretrain_base", "train_stage"}
 SAMPLING = {"sample", "sample_routed", "sample_merge", "sample_large_k"}
 SCORING = {"score", "score_routed", "score_large_k"}
-MODEL_ANALYSES = {"base_metrics", "positional_js", "opening_intervention", "perplexity"}
+MODEL_ANALYSES = {"base_metrics", "positional_js", "opening_intervention", "single_token", "perplexity"}
 
 
 def plan(workdir: Path, config: Path = SMOKE_CONFIG, snakefile: Path = REPO / "Snakefile") -> list[dict]:
@@ -90,7 +90,7 @@ def test_math_extraction_is_read_by_the_scoring_jobs_only(tmp_path):
         tmp_path, lambda c: c["scoring"].update(math_extraction="lenient")))
     assert lenient.keys() == before.keys()
     changed = {rule for (rule, wc), cmd in before.items() if lenient[(rule, wc)] != cmd}
-    assert changed == SCORING | {"base_metrics", "opening_intervention"}, changed
+    assert changed == SCORING | {"base_metrics", "opening_intervention", "single_token"}, changed
     scored = [cmd for (rule, _), cmd in lenient.items() if rule in SCORING]
     assert scored and all('"math_extraction":"lenient"' in cmd for cmd in scored)
     left_out = dry_run_commands(tmp_path / "default", edited_config(

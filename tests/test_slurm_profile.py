@@ -86,7 +86,7 @@ def test_profile_reads_partition_and_account_from_the_environment(tmp_path):
     assert proc.returncode == 0, proc.stderr[-3000:]
     jobs = _jobs_by_rule(proc.stdout + proc.stderr)
     for rule in ("train_stage", "sample", "pretrain_base", "base_metrics", "positional_js", "opening_intervention",
-                 "perplexity", "sample_routed", "sample_large_k"):
+                 "perplexity", "sample_routed", "sample_large_k", "single_token"):
         assert {r["slurm_partition"] for r in jobs[rule]} == {"gpuq"}, rule
     for rule in ("toy_corpus", "score"):
         assert {r["slurm_partition"] for r in jobs[rule]} == {"cpuq"}, rule

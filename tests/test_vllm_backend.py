@@ -52,12 +52,14 @@ def vllm_rows(toy_dir):
     sampler = Sampler(d, "vllm", vllm={"dtype": "float32", "entropy_topk": 20})
     greedy = dict(n=1, temperature=0, top_p=1.0, max_new_tokens=24, seed=5)
     sampled = dict(n=3, temperature=2.0, top_p=0.95, max_new_tokens=24, seed=5)
-    return sampler.generate_many([
+    # first_top: every row also carries its first step's 3 most likely tokens (Sampler.top_tokens' path),
+    # so the top-token check shares this one engine start
+    return sampler._generate_vllm([
         Request(PROMPTS, **greedy),
         Request(PROMPTS, **sampled),
         Request(PROMPTS[2:], prompt_offset=2, **sampled),
         Request(forced_ids(tok), **greedy),
-    ])
+    ], first_top=3)
 
 
 def test_greedy_agrees_with_generate_hf(toy_dir, vllm_rows):
@@ -76,7 +78,7 @@ def test_same_output_format_as_hf_backend(vllm_rows):
     for rows, n in ((vllm_rows[0], 1), (vllm_rows[1], 3)):
         assert [(r["prompt_index"], r["sample_idx"]) for r in rows] == [(i, j) for i in range(4) for j in range(n)]
         for r in rows:
-            assert set(r) == HF_KEYS
+            assert set(r) == HF_KEYS | {"top_ids"}  # top_ids: asked for by the fixture (first_top)
             assert r["finish_reason"] in ("stop", "length")
             assert len(r["token_logprobs"]) == len(r["token_entropies"]) == r["n_tokens"]
             assert r["n_tokens"] == len(r["token_ids"]) + (r["finish_reason"] == "stop")
@@ -133,3 +135,17 @@ def test_the_opening_intervention_runs_on_vllm_with_the_same_forced_openings(toy
     for df in (fast, vl):
         for text, opening in zip(df["text"], df["opening_text"]):
             assert text.startswith(opening)
+
+
+
+def test_top_tokens_on_vllm_are_those_of_a_forward_pass(toy_dir, vllm_rows):
+    """The single-token intervention's top-2 draw reads a model's most likely first tokens; on vLLM
+    from the first step's returned log-probs, locally from one forward pass: the same tokens."""
+    from rlvr_support.sampling.top_tokens import top_tokens_local
+
+    d, model, tok = toy_dir
+    ids = [tok(p)["input_ids"] for p in PROMPTS]
+    assert [r["top_ids"] for r in vllm_rows[0]] == top_tokens_local(model, tok, ids, 3)
+    assert [r["top_ids"] for r in vllm_rows[3]] == top_tokens_local(model, tok, forced_ids(tok), 3)
+    with pytest.raises(ValueError, match="entropy_topk >= 30"):  # checked before any engine starts
+        Sampler(d, "vllm", vllm={"dtype": "float32", "entropy_topk": 20}).top_tokens(ids, 30)

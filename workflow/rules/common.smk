@@ -24,7 +24,7 @@ from rlvr_support.config.checkpoints import (
     externals_of,
     is_trajectory_point,
     kept_every,
-    large_k_checkpoints,
+    analysis_checkpoints,
     trajectory_runs,
 )
 from rlvr_support.config.defaults import VARIANT_META, fill_defaults
@@ -477,6 +477,8 @@ def get_claims_inputs(wildcards=None):
         ins["association"] = f"{RESULTS}/tables/association.csv"
     if get_reasoning_if_eval_sets():
         ins["reasoning_if"] = f"{RESULTS}/tables/reasoning_if.csv"
+    if get_single_token_eval_sets():
+        ins["single_token"] = f"{RESULTS}/tables/single_token.csv"
     return ins
 
 
@@ -490,6 +492,8 @@ def get_claims_args(wildcards, input):
         args.append(f"--association {input.association}")
     if "reasoning_if" in input.keys():
         args.append(f"--reasoning-if {input.reasoning_if}")
+    if "single_token" in input.keys():
+        args.append(f"--single-token {input.single_token}")
     if get_intervention_eval_sets():
         args.append(
             "--decomposition "
@@ -706,7 +710,11 @@ LARGE_K = ANALYSIS.get("large_k")  # None: not run
 def get_large_k_checkpoints(wildcards=None):
     """The checkpoints of analysis.large_k.checkpoints in this model's results: base, each listed chain
     at every RL seed, the listed external checkpoints of this base; in checkpoints() order."""
-    return large_k_checkpoints(config, checkpoints(wildcards))
+    return analysis_checkpoints(config, checkpoints(wildcards), "large_k")
+
+
+def get_large_k_prompts(wildcards):
+    return f"{DATA}/subsets/{LARGE_K['prompts']}/{wildcards.eval_set}.jsonl"
 
 
 def get_large_k_sampling_cfg(wildcards):
@@ -733,6 +741,52 @@ def get_large_k_outputs():
     ]
 
 
+# ---- single-token interventions (workflow/rules/single_token.smk)
+
+SINGLE_TOKEN = ANALYSIS.get("single_token")  # None: not run
+
+
+def get_single_token_eval_sets():
+    return [e for e in config["eval_sets"] if SINGLE_TOKEN and e in SINGLE_TOKEN["eval_sets"]]
+
+
+def get_single_token_checkpoints(wildcards=None):
+    """The checkpoints of analysis.single_token.checkpoints (each paired with the base): every listed
+    chain at every RL seed, the listed external checkpoints of this base; in checkpoints() order."""
+    return analysis_checkpoints(config, checkpoints(wildcards), "single_token")
+
+
+def get_single_token_prompts(wildcards):
+    return f"{DATA}/subsets/{SINGLE_TOKEN['prompts']}/{wildcards.eval_set}.jsonl"
+
+
+def get_single_token_cfg(wildcards=None):
+    """What a single_token job reads; checkpoints, eval sets and prompts pick the jobs and their inputs."""
+    return compact_json({"single_token": {k: SINGLE_TOKEN[k] for k in ("n", "positions", "max_new_tokens")}})
+
+
+def get_single_token_runs(wildcards=None):
+    return [
+        f"{RESULTS}/single_token/{c}/{e}.parquet"
+        for c in get_single_token_checkpoints(wildcards)
+        for e in get_single_token_eval_sets()
+    ]
+
+
+def get_single_token_run_args(wildcards, input):
+    """`label=path` per run, the label the checkpoint's (chain/seedK or an external name)."""
+    labels = [c for c in get_single_token_checkpoints(wildcards) for _ in get_single_token_eval_sets()]
+    return " ".join(f"{c}={p}" for c, p in zip(labels, input, strict=True))
+
+
+def get_single_token_outputs():
+    if not get_single_token_eval_sets():
+        return []
+    return [f"{RESULTS}/tables/single_token.csv", f"{RESULTS}/tables/single_token.md"] + [
+        f"{RESULTS}/figures/single_token_{e}.png" for e in get_single_token_eval_sets()
+    ]
+
+
 def get_final_output():
     return get_budget_outputs() + for_each_model(
         [
@@ -745,6 +799,7 @@ def get_final_output():
             *get_support_outputs(),
             *get_seed000_outputs(),
             *get_routed_outputs(),
+            *get_single_token_outputs(),
             *get_trajectory_outputs(),
             *get_large_k_outputs(),
         ]

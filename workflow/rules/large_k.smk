@@ -4,32 +4,35 @@
 
 
 localrules:
-    large_k_prompts,
+    prompt_subset,
     large_k_table,
     figure_bestk_large_k,
 
 
-rule large_k_prompts:
+# `size` evenly spaced prompts of an eval set: large_k's and single_token's subsets (one file when
+# their sizes agree)
+rule prompt_subset:
     input:
         f"{DATA}/prompts/{{eval_set}}.jsonl",
     output:
-        f"{DATA}/large_k/{{eval_set}}.jsonl",
+        f"{DATA}/subsets/{{size}}/{{eval_set}}.jsonl",
     log:
-        f"{TOP}/logs/data/large_k/{{eval_set}}.log",
+        f"{TOP}/logs/data/subsets/{{size}}/{{eval_set}}.log",
+    wildcard_constraints:
+        size=r"\d+",
     conda:
         get_conda_env("cpu")
     threads: 1
     params:
-        prompts=lambda wildcards: LARGE_K["prompts"],
         code=get_code("data.subsets", "sampling.jobs", "cli.data", "cli.main"),
     shell:
-        "python -m rlvr_support prompt-subset --prompts {input} --count {params.prompts} --out {output} > {log} 2>&1"
+        "python -m rlvr_support prompt-subset --prompts {input} --count {wildcards.size} --out {output} > {log} 2>&1"
 
 
 rule sample_large_k:
     input:
         model=get_model,
-        prompts=f"{DATA}/large_k/{{eval_set}}.jsonl",
+        prompts=get_large_k_prompts,
     output:
         f"{RESULTS}/large_k/samples/{{ckpt}}/{{eval_set}}.parquet",
     log:
@@ -61,7 +64,7 @@ rule sample_large_k:
 rule score_large_k:
     input:
         samples=f"{RESULTS}/large_k/samples/{{ckpt}}/{{eval_set}}.parquet",
-        prompts=f"{DATA}/large_k/{{eval_set}}.jsonl",
+        prompts=get_large_k_prompts,
     output:
         f"{RESULTS}/large_k/scores/{{ckpt}}/{{eval_set}}.parquet",
     log:

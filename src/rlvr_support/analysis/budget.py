@@ -29,7 +29,7 @@ from pathlib import Path
 
 from rlvr_support.config.benchmarks import benchmark_sampling, prompt_benchmark, source_name
 from rlvr_support.config.chains import TASKS, stages
-from rlvr_support.config.checkpoints import (external_checkpoints, externals_of, large_k_checkpoints,
+from rlvr_support.config.checkpoints import (external_checkpoints, externals_of, analysis_checkpoints,
                                              trajectory_point_labels, trajectory_runs)
 from rlvr_support.storage.atomic import read_jsonl
 
@@ -40,9 +40,10 @@ JS_ROW_BYTES = 5 * 8  # one row per response position: source, prompt_id, sample
 SOURCE_KEYS = ("format", "name", "hub", "hf_split", "data_files", "file", "limit", "size", "rg_task")
 # the `resources` kind each rule kind's jobs ask for (workflow/rules/*.smk)
 RESOURCE_OF = {"sample": "sample", "trajectory": "sample", "routed": "sample", "large_k": "sample", "train": "train", "monitor": "train",
-               "intervention": "analyse", "base_metrics": "analyse", "js": "analyse"}
+               "intervention": "analyse", "single_token": "analyse", "base_metrics": "analyse", "js": "analyse"}
 THROUGHPUT_OF = {"sample": "sample", "trajectory": "sample", "routed": "sample", "large_k": "sample", "train": "train",
-                 "monitor": "train", "intervention": "sample", "base_metrics": "sample", "js": "forward"}
+                 "monitor": "train", "intervention": "sample", "single_token": "sample", "base_metrics": "sample",
+                 "js": "forward"}
 SAMPLE_LOG = re.compile(r"(\d+) samples, (\d+) tokens in ([0-9.]+)s")
 
 
@@ -83,7 +84,8 @@ def budget_config(config: dict) -> dict:
                                                                      "max_positions")},
                      "intervention": {k: a["intervention"][k] for k in ("eval_sets", "top", "prompts", "n",
                                                                          "max_new_tokens")},
-                     **({"large_k": a["large_k"]} if a.get("large_k") else {})},
+                     **({"large_k": a["large_k"]} if a.get("large_k") else {}),
+                     **({"single_token": a["single_token"]} if a.get("single_token") else {})},
         "resources": {kind: {k: res[kind][k] for k in ("gpu", "nodes", "runtime", "launcher") if k in res[kind]}
                       for kind in ("sample", "train", "analyse")},
         "budget": config["budget"],
@@ -373,7 +375,7 @@ def plan_model(cfg: dict, model: str, counts: dict[str, dict[str, int]], lengths
         rows.append(row)
 
     large = a.get("large_k")
-    chosen = large_k_checkpoints(cfg, ckpts)
+    chosen = analysis_checkpoints(cfg, ckpts, "large_k")
     if chosen:
         # an evenly spaced subset of each eval set: benchmark b keeps about its share p/total of it
         row = Row(model, "large_k", len(chosen) * len(cfg["eval_sets"]))
@@ -408,6 +410,24 @@ def plan_model(cfg: dict, model: str, counts: dict[str, dict[str, int]], lengths
     row.disk_bytes = row.generated_tokens * text_bpt  # the run keeps each continuation's text
     row.note = f"at most {iv['top']} forced openings (fewer if the samples have fewer distinct ones)"
     if row.jobs:
+        rows.append(row)
+
+    st = a.get("single_token")
+    paired = analysis_checkpoints(cfg, ckpts, "single_token")
+    st_sets = [e for e in (st or {}).get("eval_sets", []) if e in cfg["eval_sets"]]
+    if paired and st_sets:
+        # per checkpoint and eval set, both directions: own samples, one swap per position, the top-2 draw
+        # (plus one-token donor draws, whose tokens are negligible)
+        per = 2 * (len(st["positions"]) + 2) * st["n"]
+        row = Row(model, "single_token", len(paired) * len(st_sets), upper_bound=True)
+        for e in st_sets:
+            seqs = len(paired) * min(st["prompts"], sum(counts[e].values())) * per
+            row.sequences += seqs
+            row.generated_tokens += seqs * _mean_length(counts[e], lengths, row, lambda b: st["max_new_tokens"])
+        row.scored = row.sequences
+        row.disk_bytes = row.generated_tokens * text_bpt  # the run keeps each response's text
+        row.note = (f"{len(paired)} checkpoints x {st['prompts']} prompts x {len(st['positions']) + 2} conditions "
+                    f"x 2 directions x n={st['n']}")
         rows.append(row)
 
     from rlvr_support.analysis.base_metrics import MODES

@@ -87,7 +87,7 @@ def claims_table(scores: list[ScoreFile], *, support_per_prompt: pd.DataFrame | 
                  js_share: pd.DataFrame | None, modes: pd.DataFrame | None, perplexity: pd.DataFrame | None,
                  decomposition: dict[str, pd.DataFrame], sources: dict[str, str], m: int,
                  n_boot: int, ci: float, seed: int, association: pd.DataFrame | None = None,
-                 reasoning_if: pd.DataFrame | None = None,
+                 reasoning_if: pd.DataFrame | None = None, single_token: pd.DataFrame | None = None,
                  group_size: int | None = None) -> pd.DataFrame:
     opts = dict(n_boot=n_boot, ci=ci, seed=seed)
     modes = _seed_rows(modes, "all")
@@ -190,6 +190,26 @@ def claims_table(scores: list[ScoreFile], *, support_per_prompt: pd.DataFrame | 
                          "if", "if", bench, "share of all-constraints-met responses with no reasoning segment, "
                          "checkpoint - base (paired)", +1, r["bypass_diff"], r["bypass_diff_lo"], r["bypass_diff_hi"],
                          int(r["n_seeds"]), sources.get("reasoning_if", "")))
+    # --- single-token interventions (seeds/000's single-token table): IF-RLVR's math responses with one
+    # token of the base, the base's with one of IF-RLVR's; the first position against the deepest swept
+    st = single_token
+    if st is not None and len(st):
+        last = int(st.loc[st["condition"] == "swap", "position"].max())  # 1 alone: no fade to measure
+        for claim, recipient, position, col, measure, sign in (
+                ("A base first token raises IF-RLVR's math best@k (single-token swap)", "if", 1, "best@k_diff",
+                 "best@k after the swap - own samples (paired)", +1),
+                ("An IF-RLVR first token lowers the base's math best@k (single-token swap)", "base", 1, "best@k_diff",
+                 "best@k after the swap - own samples (paired)", -1),
+                (f"A base token moves IF-RLVR's math best@k more at position 1 than at {last}", "if", last,
+                 "best@k_fade", f"best@k after a swap at 1 - after a swap at {last} (paired)", +1)):
+            if col == "best@k_fade" and last == 1:
+                continue
+            match = {"chain": "if", "eval_set": "math", "recipient": recipient, "condition": "swap",
+                     "position": position}
+            for bench, r in _by_benchmark(st, "math", match).items():
+                r = r.iloc[0]
+                rows.append(_row(claim, "000", "if", "math", bench, measure, sign, r[col], r[f"{col}_lo"],
+                                 r[f"{col}_hi"], int(r["n_seeds"]), sources.get("single_token", "")))
     # --- across checkpoints (seeds/000: Pearson r = -0.85 between direct-answer openings and math best@k)
     for bench, a in _by_benchmark(association, "math", {"eval_set": "math", "x": "share:answer",
                                                         "y": "best@k"}).items():
@@ -215,7 +235,7 @@ def _seed_rows(table: pd.DataFrame | None, seed: str) -> pd.DataFrame | None:
 
 
 # the claims measured per RL seed come from the score files and the tables with per-seed rows;
-# the others (entropy, JS, intervention, perplexity, association, reasoning_if) are read from tables pooled over seeds
+# the others (entropy, JS, intervention, perplexity, association, reasoning_if, single_token) are read from tables pooled over seeds
 PER_SEED_INPUTS = ("scores", "support_per_prompt", "modes")
 KEY = ["claim", "chain", "eval_set", "benchmark"]
 

@@ -90,7 +90,8 @@ def register(verb) -> None:
     s.add_argument("--out", required=True)
 
     s = verb("prompt-subset", cmd_prompt_subset,
-             "An evenly spaced subset of a prompt file's eval prompts (analysis.large_k), in file order.")
+             "An evenly spaced subset of a prompt file's eval prompts (analysis.large_k, analysis.single_token), "
+             "in file order.")
     s.add_argument("--prompts", required=True)
     s.add_argument("--count", type=int, required=True)
     s.add_argument("--out", required=True)

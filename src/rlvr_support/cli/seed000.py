@@ -8,7 +8,9 @@ workflow/rules/seed000.smk).  Tables are written as CSV with a Markdown twin bes
 
 from __future__ import annotations
 
-from rlvr_support.cli.args import json_arg as _json
+from pathlib import Path
+
+from rlvr_support.cli.args import add_device_args, json_arg as _json
 from rlvr_support.cli.support import _write_table
 
 
@@ -94,6 +96,44 @@ def cmd_route_entry_table(a):
              "ratio_hi"]].to_string())
 
 
+def cmd_single_token(a):
+    from rlvr_support.analysis.single_token import single_token_run
+    from rlvr_support.models.devices import require_gpus
+    from rlvr_support.storage.atomic import write_parquet
+
+    require_gpus(a.gpus)
+    df = single_token_run(a.model, a.base, a.prompts, cfg=a.cfg["single_token"], sampling=a.sampling,
+                          scoring=a.scoring, threads=a.threads, dtype=a.dtype)
+    write_parquet(a.out, df)
+
+
+def cmd_single_token_table(a):
+    from rlvr_support.analysis.single_token import single_token_summary, single_token_table
+    from rlvr_support.analysis.markdown import df_to_markdown
+    from rlvr_support.storage.atomic import read_parquet, write_text
+
+    c = a.cfg
+    runs = {}
+    for spec in a.runs:
+        label, _, path = spec.partition("=")
+        runs.setdefault(label, []).append(read_parquet(path))
+    import pandas as pd
+
+    t = single_token_table({k: pd.concat(v, ignore_index=True) for k, v in runs.items()},
+                           patterns=c["opening_modes"], n_boot=c["bootstrap"], ci=c["ci"], seed=c["seed"])
+    write_text(a.out, t.to_csv(index=False, float_format="%.6f"))
+    write_text(Path(a.out).with_suffix(".md"), df_to_markdown(single_token_summary(t), 3))
+    print(single_token_summary(t).to_string())
+
+
+def cmd_figure_single_token(a):
+    import pandas as pd
+
+    from rlvr_support.figures.single_token_sweep import plot_single_token
+
+    plot_single_token(pd.read_csv(a.table), a.eval_set, a.out)
+
+
 def register(verb) -> None:
     """Add the verbs; ``verb(name, fn, help)`` returns an argparse sub-parser."""
     cfg_help = "the config's `analysis` keys the verb reads, as JSON"
@@ -149,3 +189,31 @@ def register(verb) -> None:
     s.add_argument("--runs-root", required=True)
     s.add_argument("--cfg", type=_json, required=True, help=cfg_help)
     s.add_argument("--out", required=True, help="CSV (a .md beside it)")
+
+    s = verb("single-token", cmd_single_token,
+             "Single-token interventions: a token of the base put into a checkpoint's responses and the other way "
+             "round, at each swept position, and the recipient's own top-2 first token; scored.")
+    s.add_argument("--model", required=True, help="the checkpoint's manifest")
+    s.add_argument("--base", required=True, help="the base's manifest (the donor, and the other recipient)")
+    s.add_argument("--prompts", required=True, help="the eval set's prompt subset (JSONL)")
+    s.add_argument("--cfg", type=_json, required=True,
+                   help='JSON: {"single_token": {"n", "positions", "max_new_tokens", ...}}')
+    s.add_argument("--sampling", type=_json, required=True, help="backend, temperature, top_p, seed, prompt_batch")
+    s.add_argument("--scoring", type=_json, required=True, help="the config's `scoring` section as JSON")
+    s.add_argument("--out", required=True, help="Parquet, one row per sample")
+    s.add_argument("--threads", type=int, default=1)
+    add_device_args(s)
+
+    s = verb("single-token-table", cmd_single_token_table,
+             "best@k, pass@1 and opening modes per single-token condition, and their changes against the "
+             "recipient's own samples, RL seeds pooled.")
+    s.add_argument("--runs", nargs="+", required=True, metavar="LABEL=PATH", help="checkpoint label=run Parquet")
+    s.add_argument("--cfg", type=_json, required=True,
+                   help='JSON: {"opening_modes": {...}, bootstrap, ci, seed}')
+    s.add_argument("--out", required=True, help="CSV (a .md summary beside it)")
+
+    s = verb("figure-single-token", cmd_figure_single_token,
+             "Change in best@k against the position of the swapped token, both directions, per checkpoint.")
+    s.add_argument("--table", required=True, help="tables/single_token.csv")
+    s.add_argument("--eval-set", required=True)
+    s.add_argument("--out", required=True, help="<name>.png; the PDF is written beside it")

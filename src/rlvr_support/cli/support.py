@@ -233,14 +233,14 @@ def cmd_claims(a):
     sources = {"passk": a.passk_source, "support": a.support_source, "entropy": a.entropy, "js": a.js_share,
                "openings": a.openings_source, "perplexity": a.perplexity, "association": a.association,
                "intervention": _pairs(a.decomposition or [], "decomposition"), "trainability": a.trainability_source,
-               "reasoning_if": a.reasoning_if or ""}
+               "reasoning_if": a.reasoning_if or "", "single_token": a.single_token or ""}
     c = a.cfg
     scores, support, modes = parse_files(a.scores, a.scores_root), opt(a.support_per_prompt), opt(a.opening_modes)
     opts = dict(sources=sources, m=c["opening_tokens"], n_boot=c["bootstrap"], ci=c["ci"], seed=c["seed"],
                 group_size=c.get("group_size"))
     t = claims_table(scores, support_per_prompt=support, entropy=opt(a.entropy), js_share=opt(a.js_share),
                      modes=modes, perplexity=opt(a.perplexity), association=opt(a.association),
-                     reasoning_if=opt(a.reasoning_if),
+                     reasoning_if=opt(a.reasoning_if), single_token=opt(a.single_token),
                      decomposition=dec, **opts)
     write_text(a.out, t.to_csv(index=False, float_format="%.6f"))
     md = claims_markdown(t)
@@ -379,6 +379,7 @@ def register(verb) -> None:
     s.add_argument("--decomposition", nargs="*", help="eval_set=intervention decomposition CSV pairs")
     s.add_argument("--association", help="the checkpoint-level association table (trajectories)")
     s.add_argument("--reasoning-if", help="reasoning_if.csv: the bypass claim reads its bypass_diff")
+    s.add_argument("--single-token", help="single_token.csv: the single-token claims read its best@k changes")
     s.add_argument("--trainability-source", default="",
                    help="the trainability table the mixed-group claim refers to (the claim is computed from --scores "
                         "at the cfg's group_size)")

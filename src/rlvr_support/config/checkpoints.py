@@ -164,11 +164,12 @@ def name_problem(name: str) -> str | None:
     return None
 
 
-def large_k_checkpoints(config: dict, labels: list[str]) -> list[str]:
-    """The checkpoint labels (`base`, `<chain>/seed<s>`, external names) that analysis.large_k samples:
-    those whose name, or whose chain, it lists; in the order of `labels`. [] when large_k is off."""
-    large = config["analysis"].get("large_k")
-    if not large:
+def analysis_checkpoints(config: dict, labels: list[str], part: str) -> list[str]:
+    """The checkpoint labels (`base`, `<chain>/seed<s>`, external names) that `analysis.<part>` (large_k,
+    single_token) lists: those whose name, or whose chain, its `checkpoints` names; in the order of
+    `labels`. [] when the part is off."""
+    spec = config["analysis"].get(part)
+    if not spec:
         return []
-    named = set(large["checkpoints"])
+    named = set(spec["checkpoints"])
     return [c for c in labels if c in named or c.split("/")[0] in named]

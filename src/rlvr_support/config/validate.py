@@ -165,20 +165,37 @@ def _check_distill_teachers(config: dict) -> None:
 
 
 def _check_large_k(config: dict) -> None:
-    """analysis.large_k names checkpoints the study has and, in a toy world, no more prompts than it has."""
-    large = config["analysis"].get("large_k")
-    if not large:
-        return
+    """analysis.large_k and analysis.single_token name checkpoints the study has and, in a toy world,
+    no more prompts than it has; the single-token sweep's positions fit its responses."""
     known = {"base", *config["chains"], *(config.get("checkpoints") or {})}
-    unknown = [c for c in large["checkpoints"] if c not in known]
-    if unknown:
-        raise ConfigError(f"analysis.large_k.checkpoints: {unknown} are neither base, a chain nor a checkpoint")
-    if config["world"]["kind"] == "toy":
-        for e in config["eval_sets"]:
-            have = config["world"][e]["eval"]
-            if large["prompts"] > have:
-                raise ConfigError(f"analysis.large_k.prompts: {large['prompts']} prompts, but world.{e}.eval "
-                                  f"has only {have}")
+    for part in ("large_k", "single_token"):
+        spec = config["analysis"].get(part)
+        if not spec:
+            continue
+        unknown = [c for c in spec["checkpoints"] if c not in known]
+        if unknown:
+            raise ConfigError(f"analysis.{part}.checkpoints: {unknown} are neither base, a chain nor a checkpoint")
+        eval_sets = spec.get("eval_sets", config["eval_sets"])
+        if config["world"]["kind"] == "toy":
+            for e in eval_sets:
+                have = config["world"][e]["eval"]
+                if spec["prompts"] > have:
+                    raise ConfigError(f"analysis.{part}.prompts: {spec['prompts']} prompts, but world.{e}.eval "
+                                      f"has only {have}")
+    single = config["analysis"].get("single_token")
+    if single:
+        if "base" in single["checkpoints"]:
+            raise ConfigError("analysis.single_token.checkpoints: the base is every pair's other model; "
+                              "list the checkpoints to pair with it")
+        extra = sorted(set(single["eval_sets"]) - set(config["eval_sets"]))
+        if extra:
+            raise ConfigError(f"analysis.single_token.eval_sets: {extra} not in eval_sets")
+        if max(single["positions"]) >= single["max_new_tokens"]:
+            raise ConfigError(f"analysis.single_token.positions: {max(single['positions'])} is not before "
+                              f"max_new_tokens ({single['max_new_tokens']}): nothing would follow the swap")
+        if config["sampling"]["temperature"] == 0:
+            raise ConfigError("analysis.single_token: greedy decoding (sampling.temperature 0) has no "
+                              "distribution to draw the swapped token from")
 
 
 def _check_shapes(config: dict) -> None:

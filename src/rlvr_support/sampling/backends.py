@@ -20,6 +20,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from rlvr_support.sampling.local import choose_backend, generate_local
+from rlvr_support.sampling.top_tokens import top_tokens_local
 from rlvr_support.sampling.prompts import Request, prompt_ids
 
 __all__ = ["BACKENDS", "Request", "Sampler", "choose_backend"]  # Request and choose_backend: re-exported
@@ -74,13 +75,27 @@ class Sampler:
             return self._generate_vllm(requests)
         return generate_local(self.model, self.tokenizer, self.backend, requests, prompt_batch=self.prompt_batch)
 
-    def _generate_vllm(self, requests: list[Request]) -> list[list[dict]]:
+    def top_tokens(self, prompts: list, k: int) -> list[list[int]]:
+        """The k most likely first response tokens after each prompt (text or ids), most likely first.
+
+        Locally one forward pass; on vLLM a one-token request whose first step returns the top
+        `vllm.entropy_topk` log-probs (so k may not exceed it)."""
+        if self.backend != "vllm":
+            return top_tokens_local(self.model, self.tokenizer, list(prompts), k, prompt_batch=self.prompt_batch)
+        if k > self.vllm["entropy_topk"] > 0:
+            raise ValueError(f"top {k} tokens on vLLM need sampling.vllm.entropy_topk >= {k}, "
+                             f"it is {self.vllm['entropy_topk']}")
+        rows = self._generate_vllm([Request(list(prompts), n=1, temperature=1.0, top_p=1.0, max_new_tokens=1, seed=0)],
+                                   first_top=k)[0]
+        return [r["top_ids"] for r in rows]
+
+    def _generate_vllm(self, requests: list[Request], first_top: int = 0) -> list[list[dict]]:
         from rlvr_support.sampling import vllm_backend
 
         calls = [dict(model_dir=self.model_dir, prompt_token_ids=prompt_ids(self.tokenizer, r.prompts), n=r.n,
                       temperature=r.temperature, top_p=r.top_p, max_new_tokens=r.max_new_tokens, seed=r.seed,
                       prompt_offset=r.prompt_offset, token_arrays=r.token_arrays,
-                      eos_token_id=self.tokenizer.eos_token_id, **self.vllm)
+                      eos_token_id=self.tokenizer.eos_token_id, first_top=first_top, **self.vllm)
                  for r in requests]
         try:
             import vllm  # noqa: F401

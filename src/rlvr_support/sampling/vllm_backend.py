@@ -58,12 +58,14 @@ def make_llm(model_dir: str, *, tensor_parallel_size: int = 1, dtype: str = "aut
 def generate_vllm(model_dir: str, prompt_token_ids: list[list[int]], *, n: int, temperature: float, top_p: float,
                   max_new_tokens: int, seed: int, eos_token_id: int, tensor_parallel_size: int = 1,
                   dtype: str = "auto", entropy_topk: int = 20, prompt_offset: int = 0, token_arrays: int | None = None,
-                  llm=None) -> list[dict]:
+                  first_top: int = 0, llm=None) -> list[dict]:
     """n samples per prompt as rows (prompt_index, sample_idx, token_ids, n_tokens, finish_reason,
     token_logprobs, token_entropies); `text` is filled by the caller's tokenizer (same decoding
     as the other backends). Prompt i is seeded by its global index `prompt_offset + i`, so a
     prompt's samples are the same whichever shard it falls in. Samples from `token_arrays` on
-    return no log-probs or entropies (vLLM still computes the top-K per token; we do not keep them)."""
+    return no log-probs or entropies (vLLM still computes the top-K per token; we do not keep them).
+    With `first_top` k > 0 each row also has `top_ids`: the k most likely tokens of its first step
+    (from the top-`entropy_topk` log-probs vLLM returns), most likely first."""
     from vllm import SamplingParams
 
     if temperature == 0 and n > 1:
@@ -92,6 +94,9 @@ def generate_vllm(model_dir: str, prompt_token_ids: list[list[int]], *, n: int, 
             rows.append({"prompt_index": i, "sample_idx": comp.index, "token_ids": ids, "n_tokens": len(toks),
                          "finish_reason": "stop" if finished else "length",
                          "token_logprobs": lps, "token_entropies": ents})
+            if first_top:
+                first = {k: v.logprob for k, v in comp.logprobs[0].items()}
+                rows[-1]["top_ids"] = sorted(first, key=lambda t: (-first[t], t))[:first_top]
     return rows
 
 

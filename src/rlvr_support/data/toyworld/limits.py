@@ -58,6 +58,10 @@ def _check_prompt_lengths(config: dict, toy: dict[str, dict]) -> None:
 
     eval_prompt = longest("eval", config["eval_sets"])
     needs = [(key, n, "eval", eval_prompt) for key, n in max_new_tokens_keys(config["sampling"]).items()]
+    for part in ("intervention", "single_token"):  # analyses that generate with their own budget
+        if (config.get("analysis") or {}).get(part):
+            needs.append((f"analysis.{part}.max_new_tokens", config["analysis"][part]["max_new_tokens"], "eval",
+                          eval_prompt))
     if config["chains"] and "rl" in config:
         trained = sorted({t for c in config["chains"] for t in stages(c)})
         needs.append(("rl.max_completion_tokens", config["rl"]["max_completion_tokens"], "train",
