@@ -17,7 +17,8 @@ DEFAULT = yaml.safe_load((REPO / "config.yaml").read_text())
 # configs that are overlays: merged onto the config they name, as `--configfile A B` does
 # an overlay is checked on the configs it is written for, in order
 OVERLAYS = {"toy-seeds.yaml": (REPO / "config.yaml",),
-            "toy-teachers.yaml": (REPO / "config.yaml",)}
+            "toy-teachers.yaml": (REPO / "config.yaml",),
+            "paper-teachers.yaml": (REPO / "configs" / "paper.yaml",)}
 
 
 @pytest.mark.parametrize("path", [REPO / "config.yaml", SMOKE_CONFIG, *sorted((REPO / "configs").glob("*.yaml"))],

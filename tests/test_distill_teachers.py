@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from conftest import SMOKE_CONFIG, run_snakemake
+from conftest import REPO, SMOKE_CONFIG, run_snakemake
 from rlvr_support.analysis.remedy_comparison import teacher_markdown, teacher_table
 from rlvr_support.config.chains import distill_teacher
 from rlvr_support.config.validate import ConfigError, validate_config
@@ -75,3 +75,26 @@ def test_teacher_table_puts_each_teacher_beside_its_plain_chain():
     assert set(t.loc[t["chain"] == "math-if", "teacher"]) == {"none"}
     md = teacher_markdown(t)
     assert "math step 1" in md and "1 (50%)" in md and md.count("\n") == 3 + 2
+
+
+def test_the_paper_overlay_plans_a_teacher_at_each_fifth_of_the_math_chain():
+    """configs/paper-teachers.yaml on paper.yaml: each distilling IF stage reads the math chain's weights
+    kept at its teacher step (20 to 80 % of 500 steps), or the math chain's end, for every model and seed."""
+    import re
+    import subprocess
+
+    from test_paper_config import SNAKEMAKE
+
+    proc = subprocess.run([SNAKEMAKE, "--cores", "1", "--configfile", "configs/paper.yaml", "configs/paper-teachers.yaml",
+                           "-n", "-p", "--", "all"], cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    teachers = {}
+    for line in proc.stdout.splitlines():
+        if m := re.search(r"--seed (\d) --chain (math-if~distill\S*) .*--teacher results/([^/]+)/checkpoints/(\S+)", line):
+            teachers[(m.group(3), m.group(2), int(m.group(1)))] = m.group(4)
+    assert len(teachers) == 2 * 5 * 3  # models x teachers x seeds
+    for (model, chain, seed), path in teachers.items():
+        step = chain.removeprefix("math-if~distill-t")
+        assert path == (f"math/seed{seed}/manifest.json" if chain == "math-if~distill"
+                        else f"math/seed{seed}/step{step}/manifest.json"), (chain, path)
+    assert "results/qwen3-8b-base/tables/distill_teachers.md" in proc.stdout

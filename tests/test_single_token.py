@@ -337,6 +337,10 @@ def test_the_smoke_run_writes_the_single_token_table_figure_and_claims(smoke_run
     for e in st["eval_sets"]:
         assert (res / "figures" / f"single_token_{e}.png").is_file()
     assert (res / "tables" / "single_token.csv.prov.json").is_file()
+    # the claims table carries the single-token rows (smoke pairs IF-RLVR with the base on math)
+    claims = pd.read_csv(res / "tables" / "claims.csv")
+    rows = claims[claims["source"].astype(str).str.endswith("tables/single_token.csv")]
+    assert len(rows) == 3 and rows["ci_low"].notna().all() and set(rows["chain"]) == {"if"}
 
 
 @pytest.mark.slow

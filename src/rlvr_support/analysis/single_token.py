@@ -47,7 +47,7 @@ def single_token_run(model: str, base: str, prompts_path: str, *, cfg: dict, sam
     from rlvr_support.scoring.score import load_prompts, score_samples, scoring_options
 
     torch.set_num_threads(threads)
-    prompts = eval_prompts(prompts_path)
+    prompts, by_id = eval_prompts(prompts_path), load_prompts(prompts_path)
     models = {"checkpoint": sampler(model, sampling, dtype=dtype), "base": sampler(base, sampling, dtype=dtype)}
     tok = models["checkpoint"].tokenizer
     if tok.get_vocab() != models["base"].tokenizer.get_vocab():
@@ -69,7 +69,7 @@ def single_token_run(model: str, base: str, prompts_path: str, *, cfg: dict, sam
         df["prompt_id"] = [str(prompts[p]["id"]) for p in df["prompt_index"]]
         df["benchmark"] = [prompt_benchmark(prompts[p]) for p in df["prompt_index"]]
         df["text"] = [tok.decode(t, skip_special_tokens=True) for t in df["token_ids"]]
-        df["reward"] = score_samples(df, load_prompts(prompts_path), **scoring_options(scoring))["reward"].to_numpy(float)
+        df["reward"] = score_samples(df, by_id, **scoring_options(scoring))["reward"].to_numpy(float)
         df["changed"] = df["swapped"] & (df["forced_token"] != df["own_token"])
         for (c, t), g in df.groupby(["condition", "position"], sort=False):
             print(f"{recipient} <- {donor if c == 'swap' else c} @ {t}: reward {g['reward'].mean():.3f}, "
