@@ -158,19 +158,25 @@ def uses_vllm():
     return config["sampling"]["backend"] == "vllm"
 
 
-def get_sampling_cfg(wildcards):
-    """What a sample job reads: the `sampling` section without `routing` (read by routed jobs only),
-    without the vLLM engine options unless the backend is vllm, and with the per-benchmark budgets
-    of its own eval set's benchmarks only."""
+def sampling_keys(eval_set, n=None):
+    """The `sampling` section a sample job of `eval_set` reads: without `routing` (read by routed jobs
+    only), without the vLLM engine options unless the backend is vllm, with the per-benchmark budgets
+    of the eval set's own benchmarks only; `n` (one shard) replaces every benchmark's n."""
     drop = {"routing"} | (set() if uses_vllm() else {"vllm"})
     cfg = {k: v for k, v in config["sampling"].items() if k not in drop}
-    own = EVAL_BENCHMARKS.get(wildcards.eval_set, [])
+    own = EVAL_BENCHMARKS.get(eval_set, [])
     cfg["benchmarks"] = {b: v for b, v in cfg["benchmarks"].items() if b in own}
-    if is_trajectory_point(wildcards.ckpt):
-        # a trajectory point: the trajectory's smaller budget, the same for every benchmark
-        cfg["n"] = TRAJECTORY["n"]
-        cfg["benchmarks"] = {b: {**v, "n": TRAJECTORY["n"]} for b, v in cfg["benchmarks"].items()}
-    return compact_json(cfg)
+    if n is not None:
+        cfg["n"] = n
+        cfg["benchmarks"] = {b: {**v, "n": n} for b, v in cfg["benchmarks"].items()}
+    return cfg
+
+
+def get_sampling_cfg(wildcards):
+    """What a sample job reads (sampling_keys); a trajectory point samples at the trajectory's smaller
+    budget, the same for every benchmark."""
+    n = TRAJECTORY["n"] if is_trajectory_point(wildcards.ckpt) else None
+    return compact_json(sampling_keys(wildcards.eval_set, n))
 
 
 def get_routing_args(wildcards):
@@ -719,10 +725,7 @@ def get_large_k_prompts(wildcards):
 
 def get_large_k_sampling_cfg(wildcards):
     """The sample job's `sampling` keys at analysis.large_k.n for every benchmark, one shard."""
-    cfg = json.loads(get_sampling_cfg(wildcards))
-    cfg["n"], cfg["shards"] = LARGE_K["n"], 1
-    cfg["benchmarks"] = {b: {**v, "n": LARGE_K["n"]} for b, v in cfg["benchmarks"].items()}
-    return compact_json(cfg)
+    return compact_json({**sampling_keys(wildcards.eval_set, LARGE_K["n"]), "shards": 1})
 
 
 def get_large_k_scores(wildcards=None):
