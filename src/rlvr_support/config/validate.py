@@ -51,7 +51,7 @@ def validate_config(config: dict, schema_path: str | Path = SCHEMA) -> dict:
                 lines.append(f"{_path(e)}: {e.message}")
         raise ConfigError("invalid config:\n  " + "\n  ".join(lines))
     _check_semantics(config)
-    _check_large_k(config)
+    _check_subset_analyses(config)
     _check_distill_teachers(config)
     if config.get("revisions") == "require" and unpinned_revisions(config):
         raise ConfigError("revisions: require, but these are not pinned to a hub commit:\n  "
@@ -164,7 +164,7 @@ def _check_distill_teachers(config: dict) -> None:
                               f"below rl.steps = {steps}; {step} is not one of them")
 
 
-def _check_large_k(config: dict) -> None:
+def _check_subset_analyses(config: dict) -> None:
     """analysis.large_k and analysis.single_token name checkpoints the study has and, in a toy world,
     no more prompts than it has; the single-token sweep's positions fit its responses."""
     known = {"base", *config["chains"], *(config.get("checkpoints") or {})}
