@@ -96,6 +96,22 @@ def test_continuations_get_the_budget_left_after_the_swapped_position():
     assert budgets == [5, 7, 8]  # continuations after t = 3 and t = 1 (swap and top-2 share it); own samples
 
 
+def test_a_token_the_recipient_had_keeps_its_own_sample_and_asks_for_no_continuation():
+    recipient = Scripted(recipient_script, top=[10, 21])  # prompt [1]'s own first token is 10
+    same = Scripted(lambda ids, j, m: ([OWN[ids[0]][len(ids) - 1]] if len(ids) - 1 < len(OWN[ids[0]]) else [], True))
+    rows = _rows(recipient, same, positions=(1, 3), n=20)
+    for (c, t, p, j), r in rows.items():
+        if c == "swap" and r["swapped"]:  # the donor always puts in the recipient's own token (or its eos)
+            assert r["token_ids"] == OWN[p + 1] and r["forced_token"] == r["own_token"]
+    picked = [r for k, r in rows.items() if k[0] == "top2" and k[2] == 0]
+    assert {r["forced_token"] for r in picked} == {10, 21}
+    assert all(r["token_ids"] == (OWN[1] if r["forced_token"] == 10 else [21, 99]) for r in picked)
+    # continuations were asked for the top-2 draws that changed the token only, all at t = 1
+    conts = [r for r in recipient.requests if r.max_new_tokens < 8]
+    assert len(conts) == 1 and len(conts[0].prompts) == sum(r["forced_token"] != r["own_token"] for k, r in rows.items()
+                                                            if k[0] == "top2")
+
+
 def test_a_donor_eos_ends_the_response_at_that_position():
     rows = _rows(Scripted(recipient_script, top=[20, 21]), Scripted(lambda ids, j, m: ([], True)))
     r = rows[("swap", 3, 0, 0)]
@@ -316,6 +332,19 @@ def test_the_budget_counts_the_single_token_samples():
     assert rows["single_token"].jobs == pairs * len(st["eval_sets"])
     per_job = st["prompts"] * 2 * (len(st["positions"]) + 2) * st["n"]
     assert rows["single_token"].sequences == pairs * len(st["eval_sets"]) * per_job
+
+
+def test_the_sample_jobs_code_hash_leaves_the_single_token_modules_out():
+    """An edit of the interventions resamples nothing: the sample rules hash sampling.jobs and what it
+    imports, the single_token rule hashes the interventions and what they import."""
+    from rlvr_support.lineage.codehash import files_of
+
+    sample = {f.name for f in files_of("sampling.jobs", "cli.main")}
+    assert {"backends.py", "fast.py", "routed.py", "top_tokens.py"} <= sample
+    assert "single_token.py" not in sample
+    single = {str(f) for f in files_of("analysis.single_token", "cli.seed000")}
+    assert any(f.endswith("sampling/single_token.py") for f in single)
+    assert any(f.endswith("scoring/score.py") for f in single) and any(f.endswith("metrics/passk.py") for f in single)
 
 
 # ---- end to end

@@ -52,7 +52,7 @@ rule sample_large_k:
         runtime=get_runtime("sample"),
     params:
         cfg=get_large_k_sampling_cfg,
-        code=get_code("sampling", "cli.main"),
+        code=get_code("sampling.jobs", "cli.main"),  # not the folder: single_token.py is not run here
         gpus=get_gpus_per_node("sample"),
     shell:
         # its own job name: a random stream apart from the eval set's full-budget samples

@@ -27,7 +27,7 @@ rule sample:
         runtime=get_runtime("sample"),
     params:
         cfg=get_sampling_cfg,
-        code=get_code("sampling", "cli.main"),
+        code=get_code("sampling.jobs", "cli.main"),  # not the folder: single_token.py is not run here
         gpus=get_gpus_per_node("sample"),
         shard=get_shard,
     shell:

@@ -37,7 +37,7 @@ rule single_token:
         scoring=get_scoring_cfg(),
         gpus=get_gpus_per_node("analyse"),
         dtype=get_analyse_dtype(),
-        code=get_code("analysis.single_token", "sampling", "scoring", "cli.seed000"),
+        code=get_code("analysis.single_token", "cli.seed000"),
     shell:
         "python -m rlvr_support single-token --model {input.model} --base {input.base} --prompts {input.prompts} "
         "--cfg {params.cfg:q} --sampling {params.sampling:q} --scoring {params.scoring:q} --out {output} "

@@ -16,7 +16,10 @@ in each condition:
 
 A donor token that is the end-of-sequence token ends the response there. `own_token` is R's token
 at the swapped position (-1 where R had ended), `forced_token` the one put in its place, so the
-share of swaps that changed the token is known. Everything goes through Sampler requests (token ids
+share of swaps that changed the token is known. Where the token put in is R's own, the sample stays
+R's own sample: its continuation is a draw from the very distribution a new one would come from, and
+keeping it makes the comparison with `own` exact there, so a difference comes from changed tokens
+only, not from drawing the rest again (common random numbers). Everything goes through Sampler requests (token ids
 in, rows out), so it runs on hf, the fast CPU sampler or vLLM; all requests of one step are sent at
 once (vLLM starts one engine per step).
 """
@@ -66,10 +69,15 @@ def generate_single_token(recipient: Sampler, donor: Sampler, prompts: list[list
         for j in range(n):
             forced[("top2", p, j, 1)] = int(top2[p][pick[p][j]])
 
-    # R continues after every forced token that is not eos: one request per position (its own budget)
+    def same(key) -> bool:  # the token put in is R's own: the sample stays R's own
+        _, p, j, t = key
+        mine = own_ids((p, j))
+        return len(mine) >= t and mine[t - 1] == forced[key]
+
+    # R continues after every forced token that is new and not eos: one request per position (its budget)
     by_pos: dict[int, list[tuple]] = {}
     for key, tok in forced.items():
-        if tok != eos:
+        if tok != eos and not same(key):
             by_pos.setdefault(key[3], []).append(key)
     order = sorted(by_pos)
     requests = [Request([prompts[p] + own_ids((p, j))[:t - 1] + [forced[(c, p, j, t)]] for c, p, j, _ in by_pos[t]],
@@ -90,7 +98,9 @@ def generate_single_token(recipient: Sampler, donor: Sampler, prompts: list[list
                     continue
                 tok, head = forced[key], mine[:t - 1]
                 row.update(swapped=True, own_token=mine[t - 1] if len(mine) >= t else -1, forced_token=tok)
-                if tok == eos:  # the forced token ends the response
+                if same(key):
+                    out.append({**_fields(own[(p, j)]), **row})
+                elif tok == eos:  # the forced token ends the response
                     out.append({**row, "token_ids": head, "n_tokens": t, "finish_reason": "stop"})
                 else:
                     r = cont[key]
