@@ -134,6 +134,14 @@ def cmd_figure_single_token(a):
     plot_single_token(pd.read_csv(a.table), a.eval_set, a.out)
 
 
+def _figure_verb(verb, name: str, fn, help: str, table: str) -> None:
+    """A figure verb: one table in, one eval set's PNG (and PDF) out."""
+    s = verb(name, fn, help)
+    s.add_argument("--table", required=True, help=table)
+    s.add_argument("--eval-set", required=True)
+    s.add_argument("--out", required=True, help="<name>.png; the PDF is written beside it")
+
+
 def register(verb) -> None:
     """Add the verbs; ``verb(name, fn, help)`` returns an argparse sub-parser."""
     cfg_help = "the config's `analysis` keys the verb reads, as JSON"
@@ -159,11 +167,9 @@ def register(verb) -> None:
     s.add_argument("--out-transitions", required=True, help="base bucket x checkpoint bucket CSV")
     s.add_argument("--out-histogram", required=True, help="prompts per success count CSV (the figure's data)")
 
-    s = verb("figure-polarisation", cmd_figure_polarisation,
-             "Heat map of per-prompt success counts per checkpoint for one eval set, a facet per benchmark.")
-    s.add_argument("--table", required=True, help="the polarisation histogram CSV")
-    s.add_argument("--eval-set", required=True)
-    s.add_argument("--out", required=True, help="<name>.png; the PDF is written beside it")
+    _figure_verb(verb, "figure-polarisation", cmd_figure_polarisation,
+                 "Heat map of per-prompt success counts per checkpoint for one eval set, a facet per benchmark.",
+                 "the polarisation histogram CSV")
 
     s = verb("opening-modes-table", cmd_opening_modes_table,
              "Shares of deliberative-reasoning (DRI), direct-answer (DAI) and other openings per checkpoint.")
@@ -212,8 +218,6 @@ def register(verb) -> None:
                    help='JSON: {"opening_modes": {...}, bootstrap, ci, seed}')
     s.add_argument("--out", required=True, help="CSV (a .md summary beside it)")
 
-    s = verb("figure-single-token", cmd_figure_single_token,
-             "Change in best@k against the position of the swapped token, both directions, per checkpoint.")
-    s.add_argument("--table", required=True, help="tables/single_token.csv")
-    s.add_argument("--eval-set", required=True)
-    s.add_argument("--out", required=True, help="<name>.png; the PDF is written beside it")
+    _figure_verb(verb, "figure-single-token", cmd_figure_single_token,
+                 "Change in best@k against the position of the swapped token, both directions, per checkpoint.",
+                 "tables/single_token.csv")
