@@ -41,6 +41,12 @@ def external_only(cfg: dict, checkpoints: dict) -> dict:
     out["chains"] = []
     out["sampling"].pop("routing", None)
     out["checkpoints"] = checkpoints
+    # the single-token pairs: the checkpoints trained from a base (the smoke config names chain `if`)
+    paired = [name for name, spec in checkpoints.items() if spec.get("base")]
+    if paired:
+        out["analysis"]["single_token"]["checkpoints"] = paired
+    else:
+        out["analysis"].pop("single_token")
     return out
 
 

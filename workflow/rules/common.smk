@@ -764,7 +764,10 @@ def get_single_token_prompts(wildcards):
 
 
 def get_single_token_cfg(wildcards=None):
-    """What a single_token job reads; checkpoints, eval sets and prompts pick the jobs and their inputs."""
+    """What a single_token job reads; checkpoints, eval sets and prompts pick the jobs and their inputs.
+    Evaluated when the rule is parsed, also where the analysis is off (then no job uses it)."""
+    if not SINGLE_TOKEN:
+        return compact_json({})
     return compact_json({"single_token": {k: SINGLE_TOKEN[k] for k in ("n", "positions", "max_new_tokens")}})
 
 
