@@ -37,6 +37,7 @@ from rlvr_support.metrics.openings import opening_distribution, openings
 from rlvr_support.analysis.benchmarks import benchmark_column, split_benchmarks, with_token_arrays
 from rlvr_support.analysis.openings_table import key_str, token_rows
 from rlvr_support.analysis.positional_js import choose_per_benchmark
+from rlvr_support.analysis.scores import label_parts
 
 
 def top_openings(sample_tables: dict[str, pd.DataFrame], m: int, top: int) -> list[tuple[int, ...]]:
@@ -104,13 +105,6 @@ def intervention_run(models: dict[str, str], samples: dict[str, str], prompts_pa
     return pd.concat(frames, ignore_index=True)
 
 
-def _label_parts(label: str) -> tuple[str, int | None]:
-    if "/seed" not in label:  # the base or an external checkpoint
-        return label, None
-    chain, s = label.rsplit("/seed", 1)
-    return chain, int(s)
-
-
 def intervention_tables(run: pd.DataFrame, samples: dict[str, str], scores: dict[str, str], *, m: int,
                         n_boot: int, ci: float, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(success per model, benchmark and forced opening;  decomposition per model and benchmark).
@@ -154,7 +148,7 @@ def _benchmark_tables(run: pd.DataFrame, bench: str, eval_set: str, own, *, m: i
         succ[label] = mat
         _, tok = own(label, bench)
         dist = opening_distribution([key_str(k) for k in openings(list(tok["token_ids"]), m)]).set_index("opening")
-        chain, s = _label_parts(label)
+        chain, s = label_parts(label)
         for j, o in enumerate(forced):
             point, low, high = bootstrap_ci(mat[:, j], n_boot=n_boot, ci=ci, seed=seed)
             rows.append({"model": label, "chain": chain, "seed": s, **where, "opening": o,
@@ -170,7 +164,7 @@ def _benchmark_tables(run: pd.DataFrame, bench: str, eval_set: str, own, *, m: i
     for label, mat in succ.items():
         w = weights[label]
         covered = float(w.sum())
-        chain, s = _label_parts(label)
+        chain, s = label_parts(label)
         row = {"model": label, "chain": chain, "seed": s, **where, "n_openings": len(forced), "covered": covered}
         every, tok = own(label, bench)
         every = every[every["prompt_id"].isin(prompts)]

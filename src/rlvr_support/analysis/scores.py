@@ -40,6 +40,13 @@ def parse_score_path(path: str | Path, root: str | Path) -> ScoreFile:
                      "or <root>/<external checkpoint>/<eval>.parquet")
 
 
+def label_parts(label: str) -> tuple[str, int | None]:
+    """A checkpoint label's (chain, RL seed): `math-if/seed1` -> ("math-if", 1); the base or an
+    external checkpoint's name -> (name, None). The label form of parse_score_path's paths."""
+    chain, sep, s = label.rpartition("/seed")
+    return (chain, int(s)) if sep and s.isdigit() else (label, None)
+
+
 def reward_matrices(path: str | Path, benchmark: str | None = None) -> tuple[list[str], np.ndarray, np.ndarray]:
     """(prompt ids, binary success (P, n), graded reward (P, n)) of one benchmark of the file
     (`None`: every prompt); every prompt must have the same n (per-benchmark budgets may give

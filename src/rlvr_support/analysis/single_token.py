@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from rlvr_support.analysis.benchmarks import split_benchmarks
+from rlvr_support.analysis.scores import label_parts
 from rlvr_support.metrics.bootstrap import bootstrap_ci_grouped
 from rlvr_support.metrics.opening_modes import opening_modes
 from rlvr_support.metrics.passk import best_at_k
@@ -78,11 +79,6 @@ def single_token_run(model: str, base: str, prompts_path: str, *, cfg: dict, sam
     return pd.concat(frames, ignore_index=True)
 
 
-def _label_parts(label: str) -> tuple[str, int | None]:
-    chain, sep, s = label.rpartition("/seed")
-    return (chain, int(s)) if sep and s.isdigit() else (label, None)
-
-
 def per_prompt_values(df: pd.DataFrame, patterns: dict) -> pd.DataFrame:
     """One row per (recipient, condition, position, prompt): pass@1, best@k (k = the samples per
     prompt), DRI and DAI shares, swapped share and changed share (NaN where nothing was swapped)."""
@@ -109,7 +105,7 @@ def single_token_table(runs: dict[str, pd.DataFrame], *, patterns: dict, n_boot:
     opts = dict(n_boot=n_boot, ci=ci, seed=seed)
     groups: dict[tuple, list[pd.DataFrame]] = {}
     for label, run in runs.items():
-        chain, _ = _label_parts(label)
+        chain, _ = label_parts(label)
         for eval_set, part in run.groupby("eval_set", sort=False):
             for bench, b in split_benchmarks(part, eval_set).items():
                 groups.setdefault((chain, eval_set, bench), []).append(per_prompt_values(b, patterns))

@@ -49,17 +49,15 @@ def generate_single_token(recipient: Sampler, donor: Sampler, prompts: list[list
     eos = recipient.tokenizer.eos_token_id
     own = recipient.generate(Request(prompts, n=n, max_new_tokens=max_new_tokens, seed=seed, **kw))
     own = {(r["prompt_index"], r["sample_idx"]): r for r in own}
-
-    def own_ids(key) -> list[int]:  # R's tokens with its eos, if it wrote one
-        r = own[key]
-        return list(r["token_ids"]) + ([eos] if r["finish_reason"] == "stop" else [])
+    # R's tokens with its eos, if it wrote one: built once, read for every position and condition
+    mine_of = {k: list(r["token_ids"]) + ([eos] if r["finish_reason"] == "stop" else []) for k, r in own.items()}
 
     # the tokens put in: D's draw at each swapped position, R's top-2 choice at the first
     forced: dict[tuple, int] = {}
     swaps = [(p, j, t) for t in positions for p in range(len(prompts)) for j in range(n)
-             if len(own_ids((p, j))) >= t]  # R's response reached position t
+             if len(mine_of[(p, j)]) >= t]  # R's response reached position t
     if swaps:
-        drawn = donor.generate(Request([prompts[p] + own_ids((p, j))[:t - 1] for p, j, t in swaps], n=1,
+        drawn = donor.generate(Request([prompts[p] + mine_of[(p, j)][:t - 1] for p, j, t in swaps], n=1,
                                        max_new_tokens=1, seed=seed + 1, **kw))
         for (p, j, t), r in zip(swaps, drawn):
             forced[("swap", p, j, t)] = r["token_ids"][0] if r["token_ids"] else eos
@@ -71,7 +69,7 @@ def generate_single_token(recipient: Sampler, donor: Sampler, prompts: list[list
 
     def same(key) -> bool:  # the token put in is R's own: the sample stays R's own
         _, p, j, t = key
-        mine = own_ids((p, j))
+        mine = mine_of[(p, j)]
         return len(mine) >= t and mine[t - 1] == forced[key]
 
     # R continues after every forced token that is new and not eos: one request per position (its budget)
@@ -80,7 +78,7 @@ def generate_single_token(recipient: Sampler, donor: Sampler, prompts: list[list
         if tok != eos and not same(key):
             by_pos.setdefault(key[3], []).append(key)
     order = sorted(by_pos)
-    requests = [Request([prompts[p] + own_ids((p, j))[:t - 1] + [forced[(c, p, j, t)]] for c, p, j, _ in by_pos[t]],
+    requests = [Request([prompts[p] + mine_of[(p, j)][:t - 1] + [forced[(c, p, j, t)]] for c, p, j, _ in by_pos[t]],
                         n=1, max_new_tokens=max_new_tokens - t, seed=seed + 3 + t, **kw) for t in order]
     cont = {}
     for t, rows in zip(order, recipient.generate_many(requests) if requests else []):
@@ -91,7 +89,7 @@ def generate_single_token(recipient: Sampler, donor: Sampler, prompts: list[list
     for c, t in [("swap", t) for t in positions] + [("top2", 1)]:
         for p in range(len(prompts)):
             for j in range(n):
-                key, mine = (c, p, j, t), own_ids((p, j))
+                key, mine = (c, p, j, t), mine_of[(p, j)]
                 row = dict(condition=c, position=t, prompt_index=p, sample_idx=j)
                 if key not in forced:  # R ended before position t: its own sample
                     out.append({**_fields(own[(p, j)]), **row, "swapped": False, "own_token": -1, "forced_token": -1})
