@@ -82,6 +82,14 @@ def with_remedy_defaults(remedies: dict | None) -> dict[str, dict]:
     return out
 
 
+def gradient_checkpointing(rl: dict, base: dict) -> bool:
+    """rl.gradient_checkpointing for a stage of a model with this base spec; `auto` (the default) is on for
+    real models, where activations dominate a GPU's memory, and off for the toy world's model (`kind:
+    pretrain`), where recomputing costs time and saves nothing that matters."""
+    value = rl.get("gradient_checkpointing")
+    return base["kind"] != "pretrain" if value in (None, "auto") else bool(value)
+
+
 # `scoring` keys a config may leave out. Strict math extraction reads only marked answers (\\boxed,
 # ####, "answer: X"), the toy world's and chat models' shape; see scoring/verifiers/math.py.
 SCORING_DEFAULTS = {"math_extraction": "strict"}
@@ -131,24 +139,11 @@ BUDGET_DEFAULTS = {
     # billions of parameters per model (a key of `models`, or `base`) for the checkpoints' disk; the toy
     # model's are computed from base.arch
     "params_b": {},
-    # per-GPU throughputs by model (a key of `models`, or `base`), else `default`: assumptions, 7-8B on H100
-    "throughput": {"default": {
-        # Llama-3.1-8B (FP8), vLLM 0.10.0, one H100, MLPerf Inference v5.1 Offline: 5777 tokens/s (Red Hat,
-        # "Efficient and reproducible LLM inference: Red Hat MLPerf Inference v5.1 results", developers.redhat.com)
-        "sample_tokens_per_s_per_gpu": 5777.0,
-        # GRPO (no published TRL tokens/s for 7-8B found; derived, an assumption): rollouts with `generate`
-        # on the training GPUs, a decode step reading 16 GB of bf16 weights at half of an H100's 3.35 TB/s
-        # (9.6 ms) for 64 sequences, with a 3x overhead of `generate` over that bound = 2,200 tokens/s; the
-        # update at 6N FLOPs per token at 40 % of 989 TFLOPS = 8,240 tokens/s; per rollout token
-        # 1 / (1/2200 + 1/8240) = 1,740 tokens/s. Measure a pilot stage (--measured) before planning on it
-        "train_tokens_per_s_per_gpu": 1740.0,
-        # teacher-forced forward passes: 2 x 8e9 FLOPs per token at 40 % of an H100's 989 dense bf16 TFLOPS
-        # (NVIDIA H100 SXM datasheet) = 24.7k tokens/s; the 40 % utilisation is an assumption
-        "forward_tokens_per_s_per_gpu": 24700.0,
-        "source": "vLLM: MLPerf Inference v5.1, Llama-3.1-8B FP8, 1xH100 (Red Hat); GRPO: derived from H100 "
-                  "bandwidth and FLOPS (generate 2,200 + update 8,240 tokens/s, assumed); "
-                  "forward: 2N FLOPs/token at 40 % of H100 bf16 peak",
-    }},
+    # per-GPU throughputs stated for a model (a key of `models`, or `base`), replacing the throughput model
+    # (planning/throughput.py) for that model; none by default
+    "throughput": {},
+    # longest prompt in tokens, for the memory plan and the context-length check before the prompts exist
+    "max_prompt_tokens": 1024,
 }
 
 
@@ -157,5 +152,5 @@ def with_budget_defaults(budget: dict | None) -> dict:
     entry of the same key whole, keeping its `source` with its numbers)."""
     given = copy.deepcopy(dict(budget or {}))
     out = {**copy.deepcopy(BUDGET_DEFAULTS), **given}
-    out["throughput"] = {**copy.deepcopy(BUDGET_DEFAULTS["throughput"]), **given.get("throughput", {})}
+    out["throughput"] = copy.deepcopy(given.get("throughput", {}))
     return out

@@ -98,6 +98,10 @@ def _check_semantics(config: dict) -> None:
         if parent is not None and parent not in chains:
             # The prefix is trained anyway (the DAG needs it); listing it keeps the tables honest.
             raise ConfigError(f"chains: {chain!r} continues from {parent!r}, which is not listed in chains")
+    rl = config.get("rl") or {}
+    if rl.get("micro_batch") and (rl["prompts_per_step"] * rl["group_size"]) % rl["micro_batch"]:
+        raise ConfigError(f"rl.micro_batch: {rl['micro_batch']} sequences per forward/backward must divide the "
+                          f"step's rl.prompts_per_step x rl.group_size = {rl['prompts_per_step'] * rl['group_size']}")
     res = config.get("resources", {})
     for kind in ("pretrain", "sample"):
         if res.get(kind, {}).get("nodes", 1) != 1:

@@ -64,10 +64,15 @@ def grpo_config(out: Path, rl: dict, seed: int, remedies: dict | None = None):
     from rlvr_support.training.trainer import remedy_grpo_kwargs
 
     overrides = remedy_grpo_kwargs(remedies or {})
+    micro, accumulation = micro_batches(rl)
     return GRPOConfig(
         output_dir=str(out),
         max_steps=rl["steps"],
-        per_device_train_batch_size=rl["prompts_per_step"] * rl["group_size"],
+        # one optimizer step sees prompts_per_step x group_size rollouts per process, `micro` at a time; TRL
+        # generates them all at once (steps_per_generation defaults to the accumulation) and normalises the loss
+        # over the whole step (dapo: its token count; grpo / dr_grpo: per sequence, divided by the accumulation)
+        per_device_train_batch_size=micro,
+        gradient_accumulation_steps=accumulation,
         num_generations=rl["group_size"],
         learning_rate=rl["lr"],
         lr_scheduler_type="constant",
@@ -86,12 +91,21 @@ def grpo_config(out: Path, rl: dict, seed: int, remedies: dict | None = None):
         data_seed=seed,
         use_cpu=not torch.cuda.is_available(),  # the GPU when the job has one (resources.train.gpu)
         bf16=use_bf16(rl),
-        gradient_checkpointing=False,  # pointless, and broken, for tiny models on CPU
+        gradient_checkpointing=rl.get("gradient_checkpointing") is True,  # resolved per model (common.smk)
         report_to=[],
         disable_tqdm=False,
         dataloader_num_workers=0,
         **overrides,
     )
+
+
+def micro_batches(rl: dict) -> tuple[int, int]:
+    """(sequences per forward/backward, micro-batches per optimizer step) of `rl` (rl.micro_batch, default all)."""
+    per_step = rl["prompts_per_step"] * rl["group_size"]
+    micro = rl.get("micro_batch") or per_step
+    if per_step % micro:
+        raise ValueError(f"rl.micro_batch: {micro} does not divide prompts_per_step x group_size = {per_step}")
+    return micro, per_step // micro
 
 
 def _monitor(tok, rl: dict, task: str, probes: dict[str, str] | None, csv: Path, seed: int, fmt: str = "raw"):
@@ -125,12 +139,13 @@ def train_stage(parent: str, task: str, prompts_path: str, out_manifest: str, rl
     prompts = [r for r in read_jsonl(prompts_path) if r["split"] == "train"]
     if not prompts:
         raise ValueError(f"{prompts_path}: no train-split prompts for task {task!r}")
+    # The trainer's arguments come first: under DeepSpeed ZeRO-3 they make transformers build the model
+    # partitioned over the GPUs (zero.Init) instead of whole on every rank, the reference copies too.
+    args = grpo_config(partial, rl, seed, remedies)
     model, tok = load_policy(parent)
     model.train()
     tok.padding_side = "left"
-    teacher_model = None
-    if "distill" in remedies and teacher and Path(teacher).resolve() != Path(parent).resolve():
-        teacher_model, _ = load_policy(teacher)
+    own_teacher = "distill" in remedies and teacher and Path(teacher).resolve() != Path(parent).resolve()
     # Resume only this job's own progress, never a finished or different run's (resume.py says why).
     resume_state.prepare(partial, {
         "parent": resume_state.file_digest(parent), "task": task, "chain": chain, "rl": rl, "seed": seed,
@@ -142,8 +157,8 @@ def train_stage(parent: str, task: str, prompts_path: str, out_manifest: str, rl
     if rl.get("keep_every"):  # a trajectory chain (config/checkpoints.py)
         callbacks.append(KeepWeights(partial, rl["keep_every"]))
     trainer = SupportGRPOTrainer(
-        model=model, reward_funcs=[make_reward(task)], args=grpo_config(partial, rl, seed, remedies),
-        train_dataset=_dataset(prompts, fmt), processing_class=tok, remedies=remedies, teacher=teacher_model,
+        model=model, reward_funcs=[make_reward(task)], args=args, train_dataset=_dataset(prompts, fmt),
+        processing_class=tok, remedies=remedies, reference=parent, teacher=teacher if own_teacher else None,
         callbacks=callbacks or None, rollout_backend=rl.get("rollout_backend", "auto"),
     )
     why = f" ({trainer.rollout_backend_reason})" if trainer.rollout_backend_reason else ""

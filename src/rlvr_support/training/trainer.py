@@ -33,8 +33,6 @@ Remedies (keys and defaults in config/defaults.py, REMEDY_DEFAULTS):
 
 from __future__ import annotations
 
-import copy
-
 import torch
 from transformers import LogitsProcessorList
 from trl import GRPOTrainer
@@ -43,6 +41,8 @@ from trl.trainer.utils import add_fused_lm_head
 from rlvr_support.config.defaults import with_remedy_defaults
 from rlvr_support.scoring.rewards import SUCCESS
 from rlvr_support.training import advantages as adv
+from rlvr_support.training.frozen import (copy_weights, load_frozen, needs_reference, place_frozen,
+                                          teacher_shares_reference, uses_trl_kl)
 from rlvr_support.training.memory_net import MemoryLogitsProcessor, MemoryTrainer
 from rlvr_support.sampling.fast import fast_supported, sample_ids
 from rlvr_support.sampling.prompts import left_pad
@@ -61,12 +61,6 @@ def resolve_remedies(cfg: dict | None) -> dict[str, dict]:
     return out
 
 
-def uses_trl_kl(remedies: dict) -> bool:
-    """k3 in the loss is exactly TRL's `beta` term: leave it to TRL."""
-    kl = remedies.get("kl")
-    return bool(kl) and kl["where"] == "loss" and kl["estimator"] == "k3"
-
-
 def _repeat_of(prompt_ids: list[list[int]], k: int) -> int:
     """k if `prompt_ids` is blocks of k identical prompts (TRL repeats each prompt num_generations
     times, consecutively), else 1: then every row is prefilled on its own."""
@@ -76,41 +70,49 @@ def _repeat_of(prompt_ids: list[list[int]], k: int) -> int:
     return 1
 
 
-def _frozen(model):
-    m = copy.deepcopy(model)
-    m.eval()
-    for p in m.parameters():
-        p.requires_grad_(False)
-    return m
-
-
 class SupportGRPOTrainer(GRPOTrainer):
     """GRPOTrainer plus the remedies above; with no remedy on it trains exactly like GRPOTrainer."""
 
-    def __init__(self, *args, remedies: dict | None = None, teacher=None, rollout_backend: str = "auto", **kwargs):
+    def __init__(self, *args, remedies: dict | None = None, teacher=None, reference=None,
+                 rollout_backend: str = "auto", **kwargs):
+        """`reference`: the starting weights' checkpoint (folder or manifest) the reference copy is loaded from,
+        default a copy of `model` (only for a model that is not sharded yet, e.g. built in memory);
+        `teacher`: the distillation teacher's checkpoint (or a model), default the reference's weights."""
         if rollout_backend not in ROLLOUT_BACKENDS:
             raise ValueError(f"rollout_backend must be one of {ROLLOUT_BACKENDS}, got {rollout_backend!r}")
         self.remedies = resolve_remedies(remedies)
         model = kwargs.get("model", args[0] if args else None)
         if isinstance(model, str):
             raise ValueError("SupportGRPOTrainer needs a loaded model (it copies it as reference/teacher)")
-        r = self.remedies
-        # Copies taken before TRL patches the policy's forward; they stay on the starting weights.
-        # (k3 in the loss resets TRL's own ref_model: no copy of ours needed)
-        need_ref = ("kl" in r and not uses_trl_kl(r)) or "routing" in r
-        self._ref = _frozen(model) if need_ref else None
+        r, grpo_args = self.remedies, kwargs.get("args")
+        # The frozen models compute in the policy's dtype (bf16 under mixed precision) and are loaded, patched
+        # with the fused LM head and later sharded the way TRL treats its own ref_model (training/frozen.py).
+        # (k3 in the loss is TRL's own ref_model: no copy of ours needed)
+        on_gpu = grpo_args is not None and not grpo_args.use_cpu and torch.cuda.is_available()
+        dtype = torch.bfloat16 if on_gpu and grpo_args.bf16 else model.dtype
+        head = {"temperature": grpo_args.temperature if grpo_args is not None else 1.0,
+                "cast_lm_head_to_fp32": grpo_args.cast_lm_head_to_fp32 if grpo_args is not None else False}
+        start = reference if reference is not None else model
+
+        def frozen(source):
+            m = load_frozen(source, dtype)
+            add_fused_lm_head(m, **head)
+            return m
+
+        self._ref = frozen(start) if needs_reference(r) else None
         self._teacher = None
         if "distill" in r:
-            if teacher is not None:
-                self._teacher = _frozen(teacher)
-            elif self._ref is not None and not r.get("kl", {}).get("reset_every"):
+            if teacher_shares_reference(r, teacher is not None):
                 self._teacher = self._ref  # the same frozen start weights: share the memory
             else:
-                self._teacher = _frozen(model)
+                self._teacher = frozen(teacher if teacher is not None else start)
         super().__init__(*args, **kwargs)
-        for m in {id(x): x for x in (self._ref, self._teacher) if x is not None}.values():
-            m.to(self.accelerator.device)
-            add_fused_lm_head(m, temperature=self.temperature, cast_lm_head_to_fp32=self.args.cast_lm_head_to_fp32)
+        placed = {}
+        for name in ("_ref", "_teacher"):
+            m = getattr(self, name)
+            if m is not None:
+                placed.setdefault(id(m), place_frozen(m, self))
+                setattr(self, name, placed[id(m)])
         self._memory = None
         if "memory" in r:
             mc = r["memory"]
@@ -137,7 +139,7 @@ class SupportGRPOTrainer(GRPOTrainer):
             return
         ref = self.kl_reference()
         if ref is not None:  # None: TRL's k3 term with beta 0 has no reference to reset
-            ref.load_state_dict(self.accelerator.unwrap_model(self.model).state_dict())
+            copy_weights(self.accelerator.unwrap_model(self.model), ref)
         if kl["reset_optimizer"] and self.optimizer is not None:
             opt = getattr(self.optimizer, "optimizer", self.optimizer)
             opt.state.clear()  # Adam re-initialises its moments lazily on the next step
@@ -265,8 +267,9 @@ class SupportGRPOTrainer(GRPOTrainer):
     def _logps(self, model, out: dict) -> torch.Tensor:
         ids = torch.cat([out["prompt_ids"], out["completion_ids"]], dim=1)
         att = torch.cat([out["prompt_mask"], out["completion_mask"]], dim=1)
-        with torch.no_grad():
-            logps, _, _ = self._get_per_token_logps_and_entropies(model, ids, att, out["completion_ids"].size(1))
+        with torch.no_grad():  # chunked by the micro-batch, like TRL's own old/reference log-prob passes
+            logps, _, _ = self._get_per_token_logps_and_entropies(model, ids, att, out["completion_ids"].size(1),
+                                                                  batch_size=self.args.per_device_train_batch_size)
         return logps
 
     def _needs_new_advantages(self) -> bool:
