@@ -27,11 +27,12 @@ from rlvr_support.config.checkpoints import (
     analysis_checkpoints,
     trajectory_runs,
 )
-from rlvr_support.config.defaults import VARIANT_META, fill_defaults
+from rlvr_support.config.defaults import VARIANT_META, fill_defaults, gradient_checkpointing
 from rlvr_support.config.revisions import revision_warning
 from rlvr_support.config.validate import check_duplicate_keys, validate_config
 from rlvr_support.data.toyworld.limits import check_toy_world
 from rlvr_support.lineage.codehash import code_hash
+from rlvr_support.planning.study import check_study
 
 for configfile_path in workflow.configfiles:
     check_duplicate_keys(configfile_path)
@@ -45,6 +46,11 @@ if workflow.is_main_process and revision_warning(config):
 # Defaults (analysis keys, remedy parameters) are filled in once, here, so every rule and its
 # params see the same complete config (rlvr_support/config/defaults.py).
 config.update(fill_defaults(config))
+# Before any job, once: every GPU job's memory plan against its GPU, prompt + new tokens against each model's
+# positions, the trainer's gradient accumulation against the accelerate config (planning/study.py).
+if workflow.is_main_process:
+    for note in check_study(config):
+        print(note, file=sys.stderr)
 
 # One starting model (`base:`): results/... . Several (`models:`, e.g. the paper's two bases): each
 # is a wildcard, results/{model}/..., over one shared copy of the prompts.
@@ -148,6 +154,7 @@ def get_train_cfg(wildcards):
     for a trajectory chain every how many steps it keeps its weights (no key for the others, so
     listing a chain in `trajectory` retrains that chain only)."""
     cfg = {k: v for k, v in config["rl"].items() if k != "seeds"}
+    cfg["gradient_checkpointing"] = gradient_checkpointing(config["rl"], base_spec(wildcards))
     if kept_every(config, wildcards.chain):
         cfg["keep_every"] = kept_every(config, wildcards.chain)
     return compact_json(cfg)

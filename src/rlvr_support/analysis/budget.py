@@ -34,8 +34,6 @@ from rlvr_support.config.checkpoints import (external_checkpoints, externals_of,
 from rlvr_support.storage.atomic import read_jsonl
 
 ARRAY_BYTES_PER_TOKEN = 4 + 4 + 4  # token id int32, log-prob float32, entropy float32
-CHECKPOINT_BYTES_PER_PARAM = 4  # train_stage loads the parent in float32 and saves it so, kept weights too
-RESUME_BYTES_PER_PARAM = 4 + 8  # the stage's resume checkpoint: fp32 weights + Adam's two fp32 moments
 JS_ROW_BYTES = 5 * 8  # one row per response position: source, prompt_id, sample_idx, position, js (about 8 B each)
 SOURCE_KEYS = ("format", "name", "hub", "hf_split", "data_files", "file", "limit", "size", "rg_task")
 # the `resources` kind each rule kind's jobs ask for (workflow/rules/*.smk)
@@ -61,10 +59,15 @@ def budget_config(config: dict) -> dict:
     return {
         "study": config["study"],
         "world": w,
-        "models": {m: {k: v for k, v in spec.items() if k in ("kind", "arch")} for m, spec in specs.items()},
+        # what the memory plan and the throughput model read of a model: its shape (arch, or config.json by path)
+        "models": {m: {k: v for k, v in spec.items() if k in ("kind", "arch", "path", "revision", "gguf_file",
+                                                              "max_positions")} for m, spec in specs.items()},
         "per_model_results": bool(config.get("models")),  # results/<model>/... (else results/...)
         "rl": {k: rl.get(k) for k in ("seeds", "steps", "prompts_per_step", "group_size", "max_completion_tokens",
-                                       "monitor")},
+                                       "monitor", "micro_batch", "gradient_checkpointing", "precision",
+                                       "rollout_backend", "vllm", "beta")},
+        # the remedies of the chains' variants (the frozen models a stage holds)
+        "variants": {v: config["variants"][v] for v in sorted({c.partition("~")[2] for c in config["chains"]} - {""})},
         "chains": list(config["chains"]),
         # external checkpoints: their base, and the step numbers of a run's intermediate ones (not where
         # the weights are: moving a folder costs nothing)
@@ -75,18 +78,20 @@ def budget_config(config: dict) -> dict:
         "trajectory": {k: config["trajectory"][k] for k in ("chains", "every", "n", "eval_sets")},
         # sample sizes only: the budget reads a benchmark's n and max_new_tokens
         "sampling": {"n": s["n"], "max_new_tokens": s["max_new_tokens"], "shards": s.get("shards", 1),
+                     "backend": s["backend"], "prompt_batch": s["prompt_batch"], "vllm": s.get("vllm"),
                      "token_arrays": s.get("token_arrays"),
                      "benchmarks": {b: {k: v for k, v in own.items() if k in ("n", "max_new_tokens")}
                                     for b, own in (s.get("benchmarks") or {}).items()},
                      "routing": {"chains": s["routing"]["chains"]} if s.get("routing") else None},
         "eval_sets": list(config["eval_sets"]),
         "analysis": {"divergence": {k: a["divergence"][k] for k in ("eval_sets", "prompts", "samples_per_prompt",
-                                                                     "max_positions")},
+                                                                     "max_positions", "batch")},
                      "intervention": {k: a["intervention"][k] for k in ("eval_sets", "top", "prompts", "n",
                                                                          "max_new_tokens")},
                      **({"large_k": a["large_k"]} if a.get("large_k") else {}),
                      **({"single_token": a["single_token"]} if a.get("single_token") else {})},
-        "resources": {kind: {k: res[kind][k] for k in ("gpu", "nodes", "runtime", "launcher") if k in res[kind]}
+        "resources": {kind: {k: res[kind][k] for k in ("gpu", "nodes", "runtime", "launcher", "accelerate_config",
+                                                       "gpu_type", "gpu_mem_gb") if k in res[kind]}
                       for kind in ("sample", "train", "analyse")},
         "budget": config["budget"],
     }
@@ -152,7 +157,10 @@ def model_params(cfg: dict, model: str) -> int | None:
         return int(cfg["budget"]["params_b"][model] * 1e9)
     if spec["kind"] == "pretrain":
         return toy_params(spec["arch"])
-    return None
+    from rlvr_support.planning.study import shape_of
+
+    shape = shape_of(spec)  # its config.json: the local cache, the folder, or a stored copy
+    return shape.params if shape is not None else None
 
 
 # ---- lengths and throughputs: assumed, or measured on a run
@@ -255,8 +263,15 @@ def _gpus(cfg: dict, kind: str) -> int:
 
 def processes(cfg: dict) -> int:
     """Training processes: one per GPU under `accelerate launch`, one for the plain python launcher."""
-    r = cfg["resources"]["train"]
-    return max(1, r["gpu"]) * r.get("nodes", 1) if r.get("launcher") == "accelerate" else 1
+    from rlvr_support.planning.study import processes as train_processes
+
+    return train_processes(cfg["resources"]["train"])
+
+
+def checkpoint_bytes_per_param(cfg: dict) -> tuple[int, int]:
+    from rlvr_support.planning.study import checkpoint_bytes_per_param as per_param
+
+    return per_param(cfg)
 
 
 def rollouts_per_step(cfg: dict) -> int:
@@ -481,11 +496,15 @@ def train_rows(cfg: dict, model: str, counts: dict[str, dict[str, int]], lengths
     row.sequences = row.scored = jobs * per_job
     row.generated_tokens = jobs * per_job * length
     params = model_params(cfg, model)
-    # the stages' checkpoints and the weights trajectory chains keep (one full copy per kept step)
-    row.disk_bytes = None if params is None else (jobs + kept) * params * CHECKPOINT_BYTES_PER_PARAM
+    saved, resume = checkpoint_bytes_per_param(cfg)
+    # the stages' checkpoints and the weights trajectory chains keep (one copy per kept step), in the dtype
+    # they are saved in; the resume checkpoint (weights + optimizer state) exists twice for a moment while a
+    # new one is written before the old one is deleted (save_total_limit 1)
+    row.disk_bytes = None if params is None else (jobs + kept) * params * saved
     row.note = (f"{rl['prompts_per_step']} prompts x {rl['group_size']} x {processes(cfg)} processes per step"
-                + ("" if params is None else f"; + {RESUME_BYTES_PER_PARAM * params / 1e9:.1f} GB resume "
-                                             "checkpoint per running job")
+                + ("" if params is None else f"; weights {saved} B/param; + {2 * resume * params / 1e9:.3g} GB "
+                                             f"resume checkpoints per running job (2 x {resume} B/param, "
+                                             "outside results/ once the stage ends)")
                 + (f"; disk includes {kept} kept trajectory weights" if kept else ""))
     rows = [row]
 
@@ -511,37 +530,160 @@ def _mean_length(counts: dict[str, int], lengths: Lengths, row: Row, max_new_of)
     return sum(p * lengths.mean(b, max_new_of(b), row) for b, p in counts.items()) / total
 
 
-def cost(cfg: dict, rows: list[Row], throughput: dict, measured: Measured | None = None) -> None:
-    """Fill GPUs per job, GPU-hours and hours per job of `rows` from per-GPU throughputs."""
+@dataclass
+class ModelRates:
+    """A model's per-GPU tokens/s by throughput kind, how each was obtained, and the GRPO step it implies."""
+    tps: dict[str, float | None]
+    how: dict[str, str]
+    step: object | None = None  # planning.throughput.StepTime of a train job
+    hours_per_train_job: float | None = None
+    memory: list = field(default_factory=list)  # planning.memory.MemoryPlan of each GPU job kind
+
+
+def model_rates(cfg: dict, model: str, measured: Measured | None, eff, train_length: float | None) -> ModelRates:
+    """Per-GPU throughput of each kind of job of `model`: measured on a run, else stated in
+    budget.throughput.<model>, else the throughput model (planning/throughput.py) on the job's GPU."""
+    from rlvr_support.planning import study, throughput
+    from rlvr_support.planning.gpus import gpu_of
+
+    out = ModelRates({}, {})
+    stated = cfg["budget"]["throughput"].get(model)
+    spec = cfg["models"][model]
+    shape = study.shape_of(spec)
+    prompt = study.prompt_tokens(cfg)
+    if shape is not None:
+        out.memory, _ = study.memory_plans({**cfg, "models": {model: spec}, "checkpoints": {}})
+    for kind, res_kind in (("sample", "sample"), ("train", "train"), ("forward", "analyse")):
+        res = cfg["resources"][res_kind]
+        if measured is not None and kind in ("sample", "train") and getattr(measured, f"{kind}_tps"):
+            out.tps[kind], out.how[kind] = getattr(measured, f"{kind}_tps"), "measured"
+        elif stated:
+            out.tps[kind], out.how[kind] = stated[f"{kind}_tokens_per_s_per_gpu"], "assumed (budget.throughput)"
+        elif res["gpu"] == 0:
+            out.tps[kind], out.how[kind] = None, "CPU job"
+        elif shape is None:
+            out.tps[kind], out.how[kind] = None, "unknown (no config.json yet: run prefetch)"
+        else:
+            gpu = gpu_of(res)
+            mean_new = cfg["budget"]["response_fraction"] * cfg["sampling"]["max_new_tokens"]
+            if kind == "sample":
+                plan = study.sample_plan(cfg, model, shape)
+                conc = _concurrency(cfg, plan, shape, prompt + mean_new)
+                out.tps[kind] = throughput.sample_tokens_per_s(shape, gpu, eff, conc, prompt, mean_new, _tp(cfg))
+            elif kind == "forward":
+                out.tps[kind] = throughput.forward_tokens_per_s(shape, gpu, eff)
+            else:
+                out.step, out.tps[kind] = _grpo(cfg, spec, shape, gpu, eff, train_length)
+                out.hours_per_train_job = cfg["rl"]["steps"] * out.step.total_s / 3600
+            out.how[kind] = "model: " + ", ".join(f"{k} {eff.status(k)}" for k in ("decode_efficiency", "mfu")
+                                                  if kind != "forward" or k == "mfu")
+    return out
+
+
+def _tp(cfg: dict) -> int:
+    return (cfg["sampling"].get("vllm") or {}).get("tensor_parallel_size", 1) if cfg["sampling"]["backend"] == "vllm" else 1
+
+
+def _concurrency(cfg: dict, plan, shape, seq_tokens: float) -> float:
+    """Sequences a sample job runs at once: what a vLLM engine's KV cache holds, or the HF batch."""
+    from rlvr_support.planning.memory import kv_concurrency
+
+    if cfg["sampling"]["backend"] == "vllm":
+        return kv_concurrency(plan, shape, _tp(cfg), int(seq_tokens))
+    return cfg["sampling"]["prompt_batch"] * cfg["sampling"]["n"]
+
+
+def _grpo(cfg: dict, spec: dict, shape, gpu, eff, train_length: float | None):
+    """(the GRPO step time, rollout tokens per second per GPU) of one train job."""
+    from rlvr_support.planning import study, throughput
+    from rlvr_support.planning.memory import GB, VLLM_GRAPH_OVERHEAD
+
+    rl = cfg["rl"]
+    mean = train_length if train_length is not None else cfg["budget"]["response_fraction"] * rl["max_completion_tokens"]
+    setup = study.train_setup(cfg, spec)
+    kv_seqs = float("inf")
+    if setup.rollout.startswith("vllm"):
+        room = setup.vllm_utilization * gpu.mem_gb * GB - shape.params * 2 - VLLM_GRAPH_OVERHEAD
+        kv_seqs = max(room, 0) / ((study.prompt_tokens(cfg) + mean) * shape.kv_bytes_per_token(2))
+    step = throughput.grpo_step(shape, gpu, study.grpo_setup(cfg, spec, mean, kv_seqs), eff)
+    return step, setup.rollout_sequences * mean / step.total_s
+
+
+def cost(cfg: dict, rows: list[Row], rates: ModelRates) -> None:
+    """Fill GPUs per job, GPU-hours and hours per job of `rows` from the model's per-GPU throughputs (a train
+    job from its GRPO step time when the throughput model gives it)."""
     for row in rows:
         kind = THROUGHPUT_OF[row.kind]
-        tps = throughput[f"{kind}_tokens_per_s_per_gpu"]
-        if measured is not None and kind in ("sample", "train") and getattr(measured, f"{kind}_tps"):
-            tps, row.throughput = getattr(measured, f"{kind}_tps"), "measured"
-        tokens = row.forward_tokens if kind == "forward" else row.generated_tokens
-        row.gpu_hours = tokens / tps / 3600
         row.gpus_per_job = _gpus(cfg, RESOURCE_OF[row.kind])
         row.runtime_h = cfg["resources"][RESOURCE_OF[row.kind]]["runtime"] / 60
+        row.throughput = rates.how[kind]
+        tps = rates.tps[kind]
+        if row.kind == "train" and rates.hours_per_train_job is not None and rates.how[kind].startswith("model"):
+            row.gpu_hours = row.jobs * rates.hours_per_train_job * row.gpus_per_job
+        elif tps and row.gpus_per_job:
+            tokens = row.forward_tokens if kind == "forward" else row.generated_tokens
+            row.gpu_hours = tokens / tps / 3600
+        else:
+            row.gpu_hours = 0.0
+
+
+def load_pilot(path: str | Path) -> dict:
+    """A pilot's measurements (cli/pilot.py): a JSON file with its setup, phase times and peak memory."""
+    try:
+        pilot = json.loads(Path(path).read_text())
+    except (OSError, json.JSONDecodeError) as e:
+        raise ValueError(f"{path}: cannot read the pilot's measurements: {e}") from None
+    for key in ("model_config", "gpu_type", "grpo"):
+        if key not in pilot:
+            raise ValueError(f"{path}: not a pilot file (no {key!r}; write one with `python -m rlvr_support pilot`)")
+    return pilot
+
+
+def pilot_efficiencies(pilot: dict):
+    from rlvr_support.planning.gpus import GPUS
+    from rlvr_support.planning.shapes import shape_from_config
+    from rlvr_support.planning.throughput import efficiencies_from_pilot
+
+    return efficiencies_from_pilot(pilot, shape_from_config(pilot["model_config"]), GPUS[pilot["gpu_type"]])
 
 
 def plan(cfg: dict, prompts_dir: str | Path | None = None, measured_dir: str | Path | None = None
          ) -> tuple[list[Row], dict]:
-    """(rows for every model, facts for the report: prompt counts and their origin, measurements)."""
+    """(rows for every model, facts for the report: prompt counts and their origin, measurements, each model's
+    throughputs and memory plans). `measured_dir` is an earlier run's results/ folder or a pilot's JSON file."""
+    from rlvr_support.planning.throughput import Efficiencies
+
     tasks = [t for t in TASKS if t in cfg["eval_sets"] or any(t in stages(c) for c in cfg["chains"])]
     counts, origin = {}, {}
     for t in tasks:
         counts[t], origin[t] = eval_prompt_counts(cfg, t, prompts_dir)
-    rows, facts = [], {"counts": counts, "origin": origin, "measured": {}}
+    pilot = load_pilot(measured_dir) if measured_dir and Path(measured_dir).is_file() else None
+    eff = pilot_efficiencies(pilot) if pilot else Efficiencies()
+    rows, facts = [], {"counts": counts, "origin": origin, "measured": {}, "rates": {}, "pilot": pilot,
+                       "efficiencies": eff}
     for model in cfg["models"]:
-        m = measure_run(measured_dir, cfg, model) if measured_dir else None
+        m = measure_run(measured_dir, cfg, model) if measured_dir and not pilot else None
+        train_length = m.train_length if m else (pilot["grpo"].get("mean_completion_tokens") if pilot else None)
         lengths = Lengths(cfg["budget"]["response_fraction"], m.lengths if m else None)
         mine = plan_model(cfg, model, counts, lengths, m.train_length if m else None,
                           m.text_bytes_per_token if m else None)
-        cost(cfg, mine, cfg["budget"]["throughput"].get(model, cfg["budget"]["throughput"]["default"]), m)
+        rates = model_rates(cfg, model, m, eff, None if pilot else train_length)
+        cost(cfg, mine, rates)
         rows += mine
+        facts["rates"][model] = rates
         if m:
             facts["measured"][model] = m
     return rows, facts
+
+
+def runtime_problems(rows: list[Row]) -> list[str]:
+    """Rows whose estimated hours per job exceed the configured runtime of their jobs (attempt 1)."""
+    out = []
+    for r in rows:
+        if r.jobs and r.gpus_per_job and r.runtime_h and r.gpu_hours / (r.jobs * r.gpus_per_job) > r.runtime_h:
+            out.append(f"{r.model} {r.kind}: {r.gpu_hours / (r.jobs * r.gpus_per_job):.3g} h per job, more than "
+                       f"resources.{RESOURCE_OF[r.kind]}.runtime ({r.runtime_h:g} h)")
+    return out
 
 
 # ---- the report
@@ -638,19 +780,50 @@ def report_markdown(cfg: dict, rows: list[Row], facts: dict) -> str:
                            f"tokens/s per GPU; mean completion length {m.train_length:.1f}")
     out.append(f"- mean response length (ASSUMED where not measured): {b['response_fraction']} x the job's "
                "max_new_tokens")
+    eff = facts["efficiencies"]
+    if facts.get("pilot"):
+        p = facts["pilot"]
+        out.append(f"- PILOT {p.get('source', '')}: {p['gpu_type']} x {p['grpo']['setup']['processes']}, "
+                   f"model shape {p['model_config'].get('model_type')} {p['model_config'].get('hidden_size')}h x "
+                   f"{p['model_config'].get('num_hidden_layers')} layers; its phase times set the utilisations below")
+    out.append(f"- throughput model (planning/throughput.py): decode_efficiency {eff.decode_efficiency:.2f} "
+               f"({eff.status('decode_efficiency').upper()}), mfu {eff.mfu:.2f} ({eff.status('mfu').upper()}), "
+               f"link_efficiency {eff.link_efficiency:.2f} ({eff.status('link_efficiency').upper()}); GPU figures "
+               "from datasheets (planning/gpus.py)")
+    saved, resume = checkpoint_bytes_per_param(cfg)
     for model in cfg["models"]:
-        tp = b["throughput"].get(model, b["throughput"]["default"])
         params = model_params(cfg, model)
         size = ("size unknown: give budget.params_b." + model) if params is None else f"{_si(params)} parameters"
-        out.append(f"- {model}: {size}; throughput per GPU (ASSUMED unless MEASURED above): sampling "
-                   f"{tp['sample_tokens_per_s_per_gpu']:g}, "
-                   f"GRPO {tp['train_tokens_per_s_per_gpu']:g}, teacher-forced {tp['forward_tokens_per_s_per_gpu']:g} "
-                   f"tokens/s; source: {tp['source']}")
+        rates = facts["rates"][model]
+        shown = ", ".join(f"{kind} {rates.tps[kind]:.4g} tokens/s ({rates.how[kind]})" if rates.tps[kind] else
+                          f"{kind}: {rates.how[kind]}" for kind in ("sample", "train", "forward"))
+        out.append(f"- {model}: {size}; per GPU: {shown}")
+        if rates.step is not None:
+            st = rates.step
+            out.append(f"  - GRPO step {st.total_s:.1f} s = rollout {st.rollout_s:.1f} + update {st.update_s:.1f} + "
+                       f"weight sync {st.sync_s:.1f}; {cfg['rl']['steps']} steps = {rates.hours_per_train_job:.3g} h "
+                       f"per train job")
+            for phase, how in st.terms.items():
+                out.append(f"  - {phase}: {how}")
     out.append(f"- disk: response text {b['text_bytes_per_token']:g} B/token (uncompressed; ASSUMED unless MEASURED "
                "above), per-token arrays "
                f"{ARRAY_BYTES_PER_TOKEN} B/token for the first {cfg['sampling'].get('token_arrays') or 'n (all)'} "
-               f"samples per prompt; checkpoints {CHECKPOINT_BYTES_PER_PARAM} B/parameter (float32, one per train job "
-               "and one per kept trajectory step; external checkpoints are not counted)")
-    out.append("- GPU-h = tokens / per-GPU throughput (prompt tokens and model loading not counted); "
-               "h/job = GPU-h / (jobs x GPUs per job), against the configured runtime (attempt 1)")
+               f"samples per prompt; checkpoints {saved} B/parameter as saved (one per train job and one per kept "
+               f"trajectory step; external checkpoints are not counted); a resume checkpoint {resume} B/parameter "
+               "(weights and optimizer state), two at once while the next is written")
+    out.append("- GPU-h = tokens / per-GPU throughput (a modelled train job: steps x step time x GPUs; prompt tokens "
+               "and model loading not counted); h/job = GPU-h / (jobs x GPUs per job), against the configured runtime "
+               "(attempt 1)")
+    for problem in runtime_problems(rows):
+        out.append(f"- RUNTIME: {problem}")
+    plans = [p for model in cfg["models"] for p in facts["rates"][model].memory]
+    if plans:
+        from rlvr_support.planning.memory import format_plan
+
+        out += ["", "Peak memory per GPU of each GPU job kind (planning/memory.py; resident terms plus the larger "
+                    "phase):", ""]
+        for p in plans:
+            out += [f"- {p.model} {p.kind} on {p.gpu.name}: peak {p.peak / 1e9:.1f} GB of {p.capacity / 1e9:.1f} GB"
+                    f" ({'fits' if p.fits else 'DOES NOT FIT'}){'; ' + p.note if p.note else ''}", "",
+                    "| term | GB | phase | how |", "|---|---:|---|---|", format_plan(p), ""]
     return "\n".join(out) + "\n"

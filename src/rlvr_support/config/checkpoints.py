@@ -45,7 +45,7 @@ def external_checkpoints(config: dict) -> dict[str, dict]:
 
 def as_base_spec(spec: dict) -> dict:
     """A checkpoint's spec as a starting model's (`models:` entry): where its weights are, how it is prompted."""
-    return {k: spec[k] for k in ("kind", "path", "revision", "prompt_format") if k in spec}
+    return {k: spec[k] for k in ("kind", "path", "revision", "prompt_format", "max_positions") if k in spec}
 
 
 def starting_models(config: dict) -> dict[str, dict]:
