@@ -56,22 +56,33 @@ def weights_id(manifest_path: str | Path) -> str:
     return hashlib.sha256(json.dumps(sums, sort_keys=True).encode()).hexdigest()[:16]
 
 
+def load_model(manifest_or_dir: str | Path, dtype=torch.float32):
+    """The causal LM of a manifest file or a model directory (no tokenizer), in eval mode, on the CPU."""
+    p = Path(manifest_or_dir)
+    model_dir = checkpoint_dir(p) if p.suffix == ".json" else p
+    from safetensors import SafetensorError
+
+    try:  # a missing, truncated or corrupt weight file is an error naming the checkpoint
+        model = AutoModelForCausalLM.from_pretrained(model_dir, dtype=dtype)
+    except (OSError, ValueError, RuntimeError, SafetensorError) as e:
+        raise ValueError(f"cannot load model from {model_dir}: {e}") from None
+    model.eval()
+    return model
+
+
 def load_policy(manifest_or_dir: str | Path, dtype=torch.float32, device: str | None = None):
     """(model, tokenizer) from a manifest file or a model directory, in eval mode, left padding;
     on `device` (default: where transformers puts it, the CPU)."""
     p = Path(manifest_or_dir)
     model_dir = checkpoint_dir(p) if p.suffix == ".json" else p
-    from safetensors import SafetensorError
-
-    try:  # a missing, truncated or corrupt weight/tokenizer file is an error naming the checkpoint
-        model = AutoModelForCausalLM.from_pretrained(model_dir, dtype=dtype)
+    model = load_model(model_dir, dtype)
+    try:
         tok = AutoTokenizer.from_pretrained(model_dir)
-    except (OSError, ValueError, RuntimeError, SafetensorError) as e:
-        raise ValueError(f"cannot load model from {model_dir}: {e}") from None
+    except (OSError, ValueError, RuntimeError) as e:
+        raise ValueError(f"cannot load the tokenizer from {model_dir}: {e}") from None
     tok.padding_side = "left"
     if tok.pad_token is None:
         tok.pad_token = tok.eos_token
     if device is not None:
         model.to(device)
-    model.eval()
     return model, tok

@@ -45,9 +45,9 @@ def load_frozen(source, dtype):
     import copy
 
     if isinstance(source, (str, Path)):
-        from rlvr_support.models.loading import load_policy
+        from rlvr_support.models.loading import load_model
 
-        model, _ = load_policy(source, dtype=dtype)
+        model = load_model(source, dtype=dtype)
     else:
         if _is_zero3_partitioned(source):
             raise ValueError("a ZeRO-3 policy holds only its shard: give the reference's checkpoint path, not the model")
