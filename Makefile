@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 CORES ?= 2
 STAMP := $(VENV)/.installed
 
-.PHONY: setup setup-vllm test-vllm run run-seeds test report dry-run-slurm gpu-check bench clean
+.PHONY: setup setup-vllm test-vllm run run-seeds test report dry-run-slurm gpu-check gpu-pilot bench clean
 
 $(STAMP): requirements.txt requirements-test.txt pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -52,6 +52,17 @@ dry-run-slurm: setup  ## plan the study under the SLURM profile
 
 gpu-check: setup  ## pretraining, GRPO and sampling on GPU vs CPU, throughput ratios (GPU node; CPU-only: reports no GPU)
 	scripts/gpu_check.sh --out results/gpu_check.json
+
+# The GPU pilot (planning/pilot.py): a few GRPO steps and one sample shard of PILOT_MODEL's architecture with random
+# weights (no hub), with the study's rl and sampling keys; `budget --measured results/pilot/pilot.json` reads it.
+# One GPU: `make gpu-pilot`; a node of 8 for an 8B model under ZeRO-3:
+#   accelerate launch --config_file configs/accelerate/zero3.yaml --num_processes 8 -m rlvr_support pilot \
+#       --model Qwen/Qwen3-8B-Base --configfile configs/paper.yaml
+PILOT_MODEL ?= Qwen/Qwen2.5-1.5B
+PILOT_CONFIG ?= configs/paper.yaml
+gpu-pilot: setup  ## the GPU pilot on this node's first GPU (CPU-only: add PILOT_ARGS=--quick)
+	source $(BIN)/activate && python -m rlvr_support pilot --model $(PILOT_MODEL) --configfile $(PILOT_CONFIG) \
+		--out results/pilot/pilot.json $(PILOT_ARGS)
 
 clean:
 	rm -rf results .snakemake report.html

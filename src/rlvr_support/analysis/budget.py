@@ -640,10 +640,14 @@ def load_pilot(path: str | Path) -> dict:
 
 
 def pilot_efficiencies(pilot: dict):
+    """The utilisations a pilot on a known GPU kind measured; a pilot on a CPU (quick mode) measures no GPU's,
+    so the throughput model keeps its assumptions (the report lists the pilot's own numbers)."""
     from rlvr_support.planning.gpus import GPUS
     from rlvr_support.planning.shapes import shape_from_config
-    from rlvr_support.planning.throughput import efficiencies_from_pilot
+    from rlvr_support.planning.throughput import Efficiencies, efficiencies_from_pilot
 
+    if pilot.get("gpu_type") not in GPUS:
+        return Efficiencies()
     return efficiencies_from_pilot(pilot, shape_from_config(pilot["model_config"]), GPUS[pilot["gpu_type"]])
 
 
@@ -782,10 +786,18 @@ def report_markdown(cfg: dict, rows: list[Row], facts: dict) -> str:
                "max_new_tokens")
     eff = facts["efficiencies"]
     if facts.get("pilot"):
-        p = facts["pilot"]
-        out.append(f"- PILOT {p.get('source', '')}: {p['gpu_type']} x {p['grpo']['setup']['processes']}, "
-                   f"model shape {p['model_config'].get('model_type')} {p['model_config'].get('hidden_size')}h x "
-                   f"{p['model_config'].get('num_hidden_layers')} layers; its phase times set the utilisations below")
+        p, g = facts["pilot"], facts["pilot"]["grpo"]
+        ph = g["phase_seconds"]
+        out.append(f"- PILOT MEASURED ({p.get('source', '')}, {p['device']} x {g['setup']['processes']}, "
+                   f"{p['model_config'].get('model_type')} {p['model_config'].get('hidden_size')} hidden x "
+                   f"{p['model_config'].get('num_hidden_layers')} layers, random weights): GRPO step rollout "
+                   f"{ph['rollout']:.3g} s + update {ph['update']:.3g} s + sync {ph['sync']:.3g} s for "
+                   f"{g['setup']['sequences']} sequences of {g['setup']['max_completion']} tokens per GPU, "
+                   f"{g['tokens_per_s_per_gpu']:.4g} tokens/s per GPU, peak memory per rank "
+                   f"{max(g['peak_memory_gb_per_rank']):.3g} GB; sample shard {p['sample']['tokens_per_s_per_gpu']:.4g} "
+                   f"tokens/s ({p['sample']['backend']})"
+                   + ("; its phase times set the utilisations below" if eff.measured else
+                      "; not on a GPU kind the planner knows, so the utilisations stay assumed"))
     out.append(f"- throughput model (planning/throughput.py): decode_efficiency {eff.decode_efficiency:.2f} "
                f"({eff.status('decode_efficiency').upper()}), mfu {eff.mfu:.2f} ({eff.status('mfu').upper()}), "
                f"link_efficiency {eff.link_efficiency:.2f} ({eff.status('link_efficiency').upper()}); GPU figures "

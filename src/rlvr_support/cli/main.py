@@ -305,6 +305,9 @@ def build_parser() -> argparse.ArgumentParser:
     from rlvr_support.cli.budget import register as register_budget  # the study's cost before it runs
 
     register_budget(verb)
+    from rlvr_support.cli.pilot import register as register_pilot  # a measured GPU pilot for the budget
+
+    register_pilot(verb)
     from rlvr_support.cli.trajectory import register as register_trajectory  # training trajectories, checkpoint association
 
     register_trajectory(verb)

@@ -141,7 +141,7 @@ def efficiencies_from_pilot(pilot: dict, shape: ModelShape, gpu: GPU, base: Effi
     efficiency from its weight sync."""
     base = base or Efficiencies()
     g = pilot["grpo"]
-    setup = GRPOSetup(**g["setup"])
+    setup = GRPOSetup(**{**g["setup"], "kv_sequences": g["setup"].get("kv_sequences") or float("inf")})
     eff = Efficiencies(base.decode_efficiency, base.mfu, base.link_efficiency, base.launch_s_per_layer, set())
     ref = grpo_step(shape, gpu, setup, Efficiencies(1.0, 1.0, 1.0, 0.0))
     phases = g["phase_seconds"]

@@ -1,0 +1,94 @@
+"""The GPU pilot (planning/pilot.py, verb `pilot`) in its quick mode on CPU, and `budget --measured <pilot>`."""
+
+from __future__ import annotations
+
+import copy
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from rlvr_support.analysis.budget import budget_config, load_pilot, plan, report_markdown
+from rlvr_support.config.defaults import fill_defaults
+from rlvr_support.config.validate import validate_config
+from rlvr_support.planning.gpus import GPUS
+from rlvr_support.planning.shapes import shape_from_config
+from rlvr_support.planning.throughput import Efficiencies, GRPOSetup, efficiencies_from_pilot, grpo_step
+
+REPO = Path(__file__).resolve().parents[1]
+PAPER = REPO / "configs" / "paper.yaml"
+
+
+@pytest.fixture(scope="module")
+def quick_pilot(tmp_path_factory) -> Path:
+    work = tmp_path_factory.mktemp("pilot")
+    out = work / "pilot.json"
+    proc = subprocess.run([sys.executable, "-m", "rlvr_support", "pilot", "--quick", "--configfile", str(PAPER),
+                           "--workdir", str(work / "work"), "--out", str(out), "--steps", "3",
+                           "--sample-backend", "hf"], capture_output=True, text=True, timeout=600, cwd=work)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
+    return out
+
+
+def _paper_budget_cfg() -> dict:
+    return budget_config(fill_defaults(validate_config(yaml.safe_load(PAPER.read_text()))))
+
+
+def test_the_quick_pilot_measures_a_real_architecture_with_random_weights(quick_pilot):
+    p = load_pilot(quick_pilot)
+    g = p["grpo"]
+    assert p["model_config"]["model_type"] == "qwen2" and p["gpu_type"] is None and p["quick"]
+    # EOS is ignored: every rollout runs to the configured length
+    assert g["mean_completion_tokens"] == g["setup"]["max_completion"]
+    assert len(g["step_seconds"]) == 3 and all(t > 0 for t in g["step_seconds"])
+    assert g["phase_seconds"]["rollout"] > 0 and g["phase_seconds"]["update"] > 0
+    assert g["setup"]["checkpointing"] is True, "the paper config's rl keys (checkpointing, micro-batches) ran"
+    assert g["micro_batch"] * 2 == g["setup"]["sequences"], "8 sequences per step in micro-batches of 4"
+    assert g["peak_memory_gb_per_rank"][0] > 0
+    assert p["sample"]["tokens"] > 0 and p["sample"]["tokens_per_s_per_gpu"] > 0
+
+
+def test_budget_reads_the_pilot(quick_pilot):
+    cfg = _paper_budget_cfg()
+    rows, facts = plan(copy.deepcopy(cfg), None, quick_pilot)
+    md = report_markdown(cfg, rows, facts)
+    p = load_pilot(quick_pilot)
+    assert "PILOT MEASURED" in md and f"{p['grpo']['tokens_per_s_per_gpu']:.4g} tokens/s per GPU" in md
+    assert "utilisations stay assumed" in md, "a CPU pilot measures no GPU's utilisation"
+    verb = subprocess.run([sys.executable, "-m", "rlvr_support", "budget", "--configfile", str(PAPER),
+                           "--measured", str(quick_pilot)], capture_output=True, text=True, timeout=300, cwd=REPO)
+    assert verb.returncode == 0 and "PILOT MEASURED" in verb.stdout, verb.stderr[-2000:]
+
+
+def test_a_gpu_pilots_phase_times_set_the_utilisations(quick_pilot, tmp_path):
+    """A pilot on an H100 whose phases took twice the ideal time measures 50 % decode efficiency and MFU; the
+    budget's train rows then use them (and take twice the ideal GPU-hours)."""
+    p = load_pilot(quick_pilot)
+    p["gpu_type"] = "h100"
+    shape, gpu = shape_from_config(p["model_config"]), GPUS["h100"]
+    setup = GRPOSetup(**{**p["grpo"]["setup"], "kv_sequences": float("inf")})
+    ideal = grpo_step(shape, gpu, setup, Efficiencies(1.0, 1.0, 1.0, 0.0))
+    p["grpo"]["phase_seconds"] = {"rollout": 2 * ideal.rollout_s, "update": 2 * ideal.update_s, "sync": 0.0}
+    eff = efficiencies_from_pilot(p, shape, gpu)
+    assert eff.decode_efficiency == pytest.approx(0.5) and eff.mfu == pytest.approx(0.5)
+    assert eff.measured == {"decode_efficiency", "mfu"}
+    path = tmp_path / "h100.json"
+    path.write_text(json.dumps(p))
+    cfg = _paper_budget_cfg()
+    rows, facts = plan(copy.deepcopy(cfg), None, path)
+    train = [r for r in rows if r.kind == "train"]
+    assert train and all("decode_efficiency measured" in r.throughput for r in train)
+    assumed_rows, _ = plan(copy.deepcopy(cfg), None, None)
+    assumed = {r.model: r.gpu_hours for r in assumed_rows if r.kind == "train"}
+    for r in train:  # the assumptions are 0.6 / 0.4: the measured 0.5 / 0.5 move the train hours
+        assert r.gpu_hours != pytest.approx(assumed[r.model])
+
+
+def test_a_file_that_is_not_a_pilot_is_refused(tmp_path):
+    bad = tmp_path / "x.json"
+    bad.write_text(json.dumps({"grpo": {}}))
+    with pytest.raises(ValueError, match="not a pilot file"):
+        load_pilot(bad)
