@@ -559,6 +559,8 @@ def model_rates(cfg: dict, model: str, measured: Measured | None, eff, train_len
             out.tps[kind], out.how[kind] = getattr(measured, f"{kind}_tps"), "measured"
         elif stated:
             out.tps[kind], out.how[kind] = stated[f"{kind}_tokens_per_s_per_gpu"], "assumed (budget.throughput)"
+        elif kind == "train" and not cfg["chains"]:
+            out.tps[kind], out.how[kind] = None, "nothing trained"
         elif res["gpu"] == 0:
             out.tps[kind], out.how[kind] = None, "CPU job"
         elif shape is None:
