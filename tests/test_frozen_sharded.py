@@ -62,6 +62,10 @@ def test_fsdp2_trainer_resets_the_reference_to_the_policy(tmp_path):
         assert rank["is_fsdp_enabled"] and rank["global_step"] == 2
         assert rank["rollout_backend"] == "hf"  # the fast sampler refuses sharded parameters
         assert _sharded(rank) and _sharded(rank, "ref_numel")
+        # one shard unit per decoder layer, as in the policy: while a layer of the reference runs, the others stay
+        # sharded (trl's prepare_fsdp alone gathers the whole model for each forward)
+        gathered = rank["other_layers_gathered"]
+        assert gathered and not any(gathered), gathered
         first, reset = rank["calls"]
         assert first["step"] == 0 and first["before"] == first["after"] == 0  # no reset before the first step
         assert reset["step"] == 1 and reset["before"] > 0, "step 1 must have moved the policy off the reference"
