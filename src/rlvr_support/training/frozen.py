@@ -4,8 +4,9 @@ teacher): how many a stage holds, and how they are built, placed and reset.
 They are built the way TRL builds its own `ref_model` (trl 1.16 GRPOTrainer.__init__): loaded from the
 checkpoint's folder (never a deep copy of a policy whose ZeRO-3 shards are empty), in the dtype the policy
 computes in (bf16 under mixed precision, fp32 on the CPU), then sharded like the policy: DeepSpeed ZeRO-3
-partitions them over the GPUs (trl.models.prepare_deepspeed), FSDP wraps them (prepare_fsdp), otherwise
-they sit whole on the device. The reset copies the policy's weights into the reference shard by shard.
+partitions them over the GPUs (trl.models.prepare_deepspeed), FSDP wraps them (prepare_fsdp, one unit per
+decoder layer as in the policy), otherwise they sit whole on the device. The reset copies the policy's weights
+into the reference shard by shard.
 This module imports torch lazily: the planner (planning/study.py) counts copies at parse time.
 """
 
@@ -63,16 +64,30 @@ def _is_zero3_partitioned(model) -> bool:
 
 
 def place_frozen(model, trainer):
-    """Shard a frozen model like the policy, as TRL does for its ref_model."""
+    """Shard a frozen model like the policy, as TRL does for its ref_model (accelerate 1.15, trl 1.16).
+
+    Under FSDP2, trl.models.prepare_fsdp makes the whole model one shard unit, which each forward gathers at once
+    (16 GB for an 8B model in bf16, on every GPU, beside the policy's units); so the modules the FSDP plugin's
+    auto-wrap policy makes units of in the policy (its decoder layers) are units here too, each prepared by
+    prepare_fsdp, and a forward gathers one layer at a time. ZeRO-3 gathers module by module already."""
+    acc = trainer.accelerator
     if trainer.is_deepspeed_enabled:
         from trl.models import prepare_deepspeed
 
-        return prepare_deepspeed(model, trainer.accelerator)
+        return prepare_deepspeed(model, acc)
     if trainer.is_fsdp_enabled:
         from trl.models import prepare_fsdp
 
-        return prepare_fsdp(model, trainer.accelerator)
-    return trainer.accelerator.prepare_model(model, evaluation_mode=True)
+        if acc.is_fsdp2:
+            from accelerate.utils import get_module_children_bottom_up
+            from accelerate.utils.fsdp_utils import fsdp2_prepare_auto_wrap_policy
+
+            is_unit = fsdp2_prepare_auto_wrap_policy(acc.state.fsdp_plugin, model)
+            for module in get_module_children_bottom_up(model)[:-1] if is_unit else []:
+                if is_unit(module):
+                    prepare_fsdp(module, acc)
+        return prepare_fsdp(model, acc)
+    return acc.prepare_model(model, evaluation_mode=True)
 
 
 def copy_weights(src, dst) -> None:
