@@ -361,6 +361,11 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     stay_offline(args.verb)
     try:
+        if args.verb == "train" and args.cfg.get("rollout_backend") == "vllm":
+            from rlvr_support.training.vllm_rollouts import run_train_in_vllm_env, vllm_importable
+
+            if not vllm_importable():  # before the sidecar: it records the interpreter that trains
+                return run_train_in_vllm_env(argv)
         # Every verb gets a provenance sidecar beside each output (see lineage/provenance.py for how a
         # verb declares its inputs and outputs); `audit` reads them.
         record = provenance.begin(args, argv, rule=args.prov_rule_name)
