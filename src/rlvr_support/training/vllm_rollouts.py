@@ -39,6 +39,7 @@ from pathlib import Path
 
 from rlvr_support.config.defaults import vllm_rollout_cfg
 
+
 def grpo_vllm_kwargs(rl: dict) -> dict:
     """GRPOConfig keys for `rl.rollout_backend: vllm` (nothing for the other backends)."""
     if rl.get("rollout_backend", "auto") != "vllm":
@@ -71,7 +72,7 @@ def colocated_engine(args):
     """While TRL builds its colocated engine (VLLMGeneration._init_vllm calls `LLM(...)` from
     trl.generation.vllm_generation), pass the trainer's dtype and an RL-seeded engine seed; on the CPU
     backend also a KV cache of $VLLM_CPU_KVCACHE_SPACE GiB (default 1, as sampling does)."""
-    if args is None or not (args.use_vllm and args.vllm_mode == "colocate"):
+    if args is None or not args.use_vllm:
         yield
         return
     from trl.generation import vllm_generation
