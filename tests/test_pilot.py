@@ -28,7 +28,7 @@ def quick_pilot(tmp_path_factory) -> Path:
     out = work / "pilot.json"
     proc = subprocess.run([sys.executable, "-m", "rlvr_support", "pilot", "--quick", "--configfile", str(PAPER),
                            "--workdir", str(work / "work"), "--out", str(out), "--steps", "3",
-                           "--sample-backend", "hf"], capture_output=True, text=True, timeout=600, cwd=work)
+                           "--rollout-backend", "hf", "--sample-backend", "hf"], capture_output=True, text=True, timeout=600, cwd=work)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
     return out
 

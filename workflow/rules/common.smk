@@ -152,8 +152,10 @@ def get_pretrain_cfg(wildcards=None):
 def get_train_cfg(wildcards):
     """The stage's RL keys: the whole `rl` section but `seeds` (the job trains one, its wildcard), and
     for a trajectory chain every how many steps it keeps its weights (no key for the others, so
-    listing a chain in `trajectory` retrains that chain only)."""
-    cfg = {k: v for k, v in config["rl"].items() if k != "seeds"}
+    listing a chain in `trajectory` retrains that chain only). `rl.vllm` only under rollout_backend vllm;
+    `gradient_checkpointing: auto` resolved for this stage's model (config/defaults.py)."""
+    skip = {"seeds"} | (set() if config["rl"].get("rollout_backend") == "vllm" else {"vllm"})
+    cfg = {k: v for k, v in config["rl"].items() if k not in skip}
     cfg["gradient_checkpointing"] = gradient_checkpointing(config["rl"], base_spec(wildcards))
     if kept_every(config, wildcards.chain):
         cfg["keep_every"] = kept_every(config, wildcards.chain)

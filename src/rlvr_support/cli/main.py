@@ -362,8 +362,14 @@ def main(argv: list[str] | None = None) -> int:
     warnings.filterwarnings("ignore", category=FutureWarning)
     argv = sys.argv[1:] if argv is None else list(argv)
     args = build_parser().parse_args(argv)
+    args.argv = argv  # a verb that re-runs itself in another interpreter (the vLLM environment) passes them on
     stay_offline(args.verb)
     try:
+        if args.verb == "train" and args.cfg.get("rollout_backend") == "vllm":
+            from rlvr_support.training.vllm_rollouts import run_train_in_vllm_env, vllm_importable
+
+            if not vllm_importable():  # before the sidecar: it records the interpreter that trains
+                return run_train_in_vllm_env(argv)
         # Every verb gets a provenance sidecar beside each output (see lineage/provenance.py for how a
         # verb declares its inputs and outputs); `audit` reads them.
         record = provenance.begin(args, argv, rule=args.prov_rule_name)

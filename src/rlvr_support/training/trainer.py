@@ -7,8 +7,10 @@ What TRL already has is used as is (k3 KL in the loss via `beta`, clip-higher vi
 at these override points of GRPOTrainer (tests/test_grpo_extensions.py fails if one changes):
 
 - `_generate_single_turn`: rollouts from the fast CPU sampler (sampling/fast.py) where it applies
-  (`rollout_backend`), routing prior (the first m tokens of a rollout from the reference
-  policy with probability gamma) and memory-calibrated sampling (memory_net.py);
+  (`rollout_backend`) or from TRL's vLLM engine (`rollout_backend: vllm`; training/vllm_rollouts.py
+  sets its dtype and seed and syncs its weights on vLLM's CPU backend), routing prior (the first m
+  tokens of a rollout from the reference policy with probability gamma, the rest from the rollout
+  backend) and memory-calibrated sampling (memory_net.py);
 - `_calculate_rewards`: keeps the raw rewards so advantages can be recomputed;
 - `_generate_and_score_completions`: reference reset, routed-token masking (through TRL's
   `tool_mask`, which already removes tokens from the loss), reference / teacher log-probs,
@@ -36,6 +38,7 @@ from __future__ import annotations
 import torch
 from transformers import LogitsProcessorList
 from trl import GRPOTrainer
+from trl.extras.profiling import profiling_context
 from trl.trainer.utils import add_fused_lm_head
 
 from rlvr_support.config.defaults import with_remedy_defaults
@@ -44,12 +47,14 @@ from rlvr_support.training import advantages as adv
 from rlvr_support.training.frozen import (copy_weights, load_frozen, needs_reference, place_frozen,
                                           teacher_shares_reference, uses_trl_kl)
 from rlvr_support.training.memory_net import MemoryLogitsProcessor, MemoryTrainer
+from rlvr_support.training.vllm_rollouts import colocated_engine, is_cpu_engine, sync_cpu_engine
 from rlvr_support.sampling.fast import fast_supported, sample_ids
 from rlvr_support.sampling.prompts import left_pad
 
 TRL_TARGET = "1.16.0"
 
-ROLLOUT_BACKENDS = ("auto", "hf")  # rl.rollout_backend: auto = the fast CPU sampler where it applies
+# rl.rollout_backend: auto = the fast CPU sampler where it applies; vllm = TRL's vLLM engine (GRPOConfig.use_vllm)
+ROLLOUT_BACKENDS = ("auto", "hf", "vllm")
 
 
 def resolve_remedies(cfg: dict | None) -> dict[str, dict]:
@@ -80,6 +85,8 @@ class SupportGRPOTrainer(GRPOTrainer):
         `teacher`: the distillation teacher's checkpoint (or a model), default the reference's weights."""
         if rollout_backend not in ROLLOUT_BACKENDS:
             raise ValueError(f"rollout_backend must be one of {ROLLOUT_BACKENDS}, got {rollout_backend!r}")
+        if (rollout_backend == "vllm") != bool(getattr(kwargs.get("args"), "use_vllm", False)):
+            raise ValueError("rollout_backend vllm and GRPOConfig.use_vllm go together (training/stage.py grpo_config)")
         self.remedies = resolve_remedies(remedies)
         model = kwargs.get("model", args[0] if args else None)
         if isinstance(model, str):
@@ -106,7 +113,8 @@ class SupportGRPOTrainer(GRPOTrainer):
                 self._teacher = self._ref  # the same frozen start weights: share the memory
             else:
                 self._teacher = frozen(teacher if teacher is not None else start)
-        super().__init__(*args, **kwargs)
+        with colocated_engine(kwargs.get("args")):  # rollout_backend vllm: the engine's dtype and seed
+            super().__init__(*args, **kwargs)
         placed = {}
         for name in ("_ref", "_teacher"):
             m = getattr(self, name)
@@ -123,9 +131,11 @@ class SupportGRPOTrainer(GRPOTrainer):
         self._capture_logps = False
         self._captured_logps: torch.Tensor | None = None
         self._last_reset_step = 0
+        self._cpu_engine = self.use_vllm and is_cpu_engine(self.vllm_generation)
         why = self._fast_rollouts_unsupported(rollout_backend)
-        # "fast" or "hf", and why not fast; train_stage logs both and the manifest records the backend
-        self.rollout_backend, self.rollout_backend_reason = ("hf", why) if why else ("fast", None)
+        # "fast", "hf" or "vllm", and why not fast; train_stage logs both and the manifest records the backend
+        self.rollout_backend, self.rollout_backend_reason = (
+            ("vllm", None) if self.use_vllm else ("hf", why) if why else ("fast", None))
 
     # ---------------------------------------------------------------- references
     def kl_reference(self):
@@ -177,6 +187,11 @@ class SupportGRPOTrainer(GRPOTrainer):
 
     def _rollouts(self, prompt_ids, images, multimodal_fields, num_generations, has_tool_images=False):
         """TRL's rollouts (completion ids, sampling logprobs or None), from the fast sampler where it applies."""
+        if self._cpu_engine and self.state.global_step != self._last_loaded_step:
+            # before TRL's own sync (which then skips): TRL's in-place copy fails on vLLM's CPU backend
+            with profiling_context(self, "sync_weights"):
+                sync_cpu_engine(self.vllm_generation)
+            self._last_loaded_step = self.state.global_step
         if self.rollout_backend != "fast" or images is not None or multimodal_fields:
             return super()._generate_single_turn(prompt_ids, images, multimodal_fields, num_generations,
                                                  has_tool_images)
@@ -227,6 +242,11 @@ class SupportGRPOTrainer(GRPOTrainer):
                 prefixes[i] = p
         eos = set(self._eos_ids())
         todo = [i for i in range(n) if not (prefixes[i] and prefixes[i][-1] in eos) and len(prefixes[i]) < max_len]
+        group = num_generations
+        if self.use_vllm:
+            # every row, one sample each: TRL's vLLM paths slice gathered rows by rank and dedupe them in blocks
+            # of num_generations (server mode, tensor parallel); continuations of finished prefixes are dropped
+            todo, group = list(range(n)), 1
         cont_prompts = [list(prompt_ids[i]) + prefixes[i] for i in todo]
         logprobs = None
         if memory is not None:
@@ -236,14 +256,15 @@ class SupportGRPOTrainer(GRPOTrainer):
             conts = self._sample_continuations(self.accelerator.unwrap_model(self.model), cont_prompts, max_len,
                                     processors=[lambda w: MemoryLogitsProcessor(memory.net, mu, w)])
         else:
-            conts, lps = self._rollouts(cont_prompts, images, multimodal_fields, num_generations, has_tool_images)
+            conts, lps = self._rollouts(cont_prompts, images, multimodal_fields, group, has_tool_images)
             if lps is not None:  # vLLM: routed tokens have no sampling logprob (NaN is neutralised by TRL)
                 logprobs = [[] for _ in range(n)]
                 for i, lp in zip(todo, lps):
                     logprobs[i] = lp
         completions = [list(p) for p in prefixes]
         for i, c in zip(todo, conts):
-            completions[i] = (prefixes[i] + list(c))[:max_len]
+            if not (prefixes[i] and prefixes[i][-1] in eos):
+                completions[i] = (prefixes[i] + list(c))[:max_len]
         if logprobs is not None:
             logprobs = [([float("nan")] * len(prefixes[i]) + list(logprobs[i]))[:len(completions[i])] for i in range(n)]
         if routing is not None:
