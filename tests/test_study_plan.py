@@ -35,7 +35,7 @@ def test_the_paper_config_fits_its_gpus():
     cfg = _paper()
     plans, missing = memory_plans(cfg)
     assert not missing, "both paper models' config.json are stored (planning/model_configs/)"
-    assert {p.kind for p in plans} == {"train", "sample", "analyse"}
+    assert {p.kind for p in plans} == {"train", "train (colocated vLLM)", "sample", "analyse"}
     assert all(p.fits for p in plans), [(p.kind, p.model, p.peak / 1e9) for p in plans if not p.fits]
     assert check_study(cfg) == []
 
@@ -54,6 +54,13 @@ def test_the_paper_config_as_it_was_is_refused_naming_the_keys():
     assert [p for p in memory_plans(big)[0] if p.kind == "train" and not p.fits] == []
 
 
+def test_a_colocated_vllm_share_too_small_for_its_weights_is_refused():
+    cfg = _paper(lambda raw: raw["rl"]["vllm"].update(gpu_memory_utilization=0.2))
+    with pytest.raises(PlanError) as e:
+        check_study(cfg)
+    assert "train (colocated vLLM) job of qwen3-8b-base" in str(e.value) and "rl.vllm.gpu_memory_utilization" in str(e.value)
+
+
 def test_checkpointing_off_is_refused_on_the_paper_gpus():
     cfg = _paper(lambda raw: raw["rl"].update(gradient_checkpointing=False))
     with pytest.raises(PlanError, match="rl.gradient_checkpointing"):
@@ -64,6 +71,7 @@ def test_qwen2_5_math_7b_at_4096_new_tokens_exceeds_its_positions():
     """The stored config.json of Qwen2.5-Math-7B has max_position_embeddings 4096."""
     def longer(raw):
         raw["rl"]["max_completion_tokens"] = 4096
+        raw["rl"]["vllm"]["max_model_len"] = 5120
     with pytest.raises(PlanError) as e:
         check_study(_paper(longer))
     msg = str(e.value)

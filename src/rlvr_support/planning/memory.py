@@ -182,10 +182,13 @@ def train_plan(model: str, shape: ModelShape, s: TrainSetup, gpu: GPU) -> Memory
 
 
 def vllm_plan(kind: str, model: str, shape: ModelShape, gpu: GPU, tp: int, utilization: float, max_model_len: int,
-              p: int = 2) -> MemoryPlan:
+              p: int = 2, section: str = "sampling") -> MemoryPlan:
     """A vLLM engine: it takes `utilization` of the GPU; weights, CUDA graphs and at least one max_model_len
-    sequence of KV cache must fit in that share (vLLM refuses to start otherwise)."""
-    plan = MemoryPlan(kind, model, gpu, keys=["sampling.vllm.tensor_parallel_size", "sampling.vllm.gpu_memory_utilization",
+    sequence of KV cache must fit in that share (vLLM refuses to start otherwise). `section`: the config
+    section of its options (sampling.vllm, or rl.vllm for the engine colocated with training)."""
+    plan = MemoryPlan(kind, model, gpu, keys=[f"{section}.vllm.tensor_parallel_size",
+                                              f"{section}.vllm.gpu_memory_utilization",
+                                              f"{section}.vllm.max_model_len" if section == "rl" else
                                               "sampling.max_new_tokens"], limit=utilization * gpu.mem_gb * GB)
     weights = shape.params * p / tp
     plan.add("weights", weights, f"{shape.params / 1e9:.3g}B x {p} B / TP {tp}")

@@ -177,7 +177,13 @@ def memory_plans(config: dict) -> tuple[list[MemoryPlan], list[str]]:
             missing.append(f"{model} ({spec.get('path', spec['kind'])})")
             continue
         if config["chains"] and res["train"]["gpu"] > 0:
-            plans.append(train_plan(model, shape, train_setup(config, spec), gpu_of(res["train"])))
+            setup = train_setup(config, spec)
+            plans.append(train_plan(model, shape, setup, gpu_of(res["train"])))
+            if setup.rollout == "vllm-colocate":  # the engine itself inside its share of each training GPU
+                v = config["rl"].get("vllm") or {}
+                plans.append(vllm_plan("train (colocated vLLM)", model, shape, gpu_of(res["train"]),
+                                       v.get("tensor_parallel_size", 1), setup.vllm_utilization,
+                                       v.get("max_model_len") or positions(spec, shape), section="rl"))
         if res["sample"]["gpu"] > 0:
             plans.append(sample_plan(config, model, shape))
         if res["analyse"]["gpu"] > 0:
@@ -243,7 +249,7 @@ def check_study(config: dict) -> list[str]:
         if not plan.fits:
             big = sorted(plan.terms, key=lambda t: -t.bytes)[:3]
             problems.append(
-                f"resources.{plan.kind}: a {plan.kind} job of {plan.model} needs {plan.peak / 1e9:.1f} GB per GPU, "
+                f"resources.{plan.kind.split()[0]}: a {plan.kind} job of {plan.model} needs {plan.peak / 1e9:.1f} GB per GPU, "
                 f"more than the {plan.capacity / 1e9:.1f} GB of {plan.gpu.name}"
                 + (" (its vLLM share)" if plan.limit is not None else "")
                 + f"; largest terms: {', '.join(f'{t.name} {t.bytes / 1e9:.1f} GB' for t in big)}; change "
