@@ -298,3 +298,17 @@ def test_paper_config_budget_runs_on_known_sizes(tmp_path):
     rows, facts = plan(copy.deepcopy(cfg), tmp_path / "no-prompts-yet")
     assert all(sum(c.values()) > 0 for c in facts["counts"].values())
     assert {r.kind for r in rows} >= {"sample", "train", "base_metrics"}
+
+
+@pytest.mark.parametrize("config", ["paper.yaml", "paper-limit.yaml", "paper-leash.yaml", "leash-prorl.yaml",
+                                    "limit-simplerl.yaml"])
+def test_paper_configs_runtimes_cover_their_estimated_hours_per_job(config, tmp_path):
+    """Each GPU job kind's resources.<kind>.runtime holds the hours the throughput model estimates for one job."""
+    from rlvr_support.analysis.budget import runtime_problems
+
+    cfg = budget_config(fill_defaults(validate_config(yaml.safe_load((REPO / "configs" / config).read_text()))))
+    rows, _ = plan(copy.deepcopy(cfg), tmp_path / "no-prompts-yet")
+    assert runtime_problems(rows) == []
+    tight = copy.deepcopy(cfg)
+    tight["resources"]["sample"]["runtime"] = 1  # a minute: every sample job's estimate exceeds it
+    assert any("sample" in p for p in runtime_problems(plan(tight, tmp_path / "no-prompts-yet")[0]))
