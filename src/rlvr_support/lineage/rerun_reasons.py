@@ -127,8 +127,15 @@ class Plan:
             self.workflow = dag_api.workflow_api._workflow
             self.workflow._prepare_dag(forceall=False, ignore_incomplete=True, lock_warn_only=True)
             self.workflow._build_dag()
-        except BaseException:
+        except BaseException as e:
             self.close()
+            from snakemake.exceptions import MissingRuleException, WorkflowError
+
+            if isinstance(e, MissingRuleException):
+                raise ValueError(f"no job of this workflow makes {', '.join(targets)} (a file path relative to the "
+                                 "working directory, or a rule without wildcards)") from None
+            if isinstance(e, WorkflowError):
+                raise ValueError(f"snakemake could not build the DAG: {e}") from None
             raise
         self.dag = self.workflow.dag
         self.targets = targets
