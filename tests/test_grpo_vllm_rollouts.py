@@ -26,7 +26,7 @@ import yaml
 
 from conftest import REPO
 from rlvr_support.config.validate import ConfigError, validate_config
-from rlvr_support.sampling.vllm_backend import vllm_python
+from rlvr_support.sampling.vllm_env import vllm_python
 from rlvr_support.training.stage import grpo_config
 from rlvr_support.training.vllm_rollouts import engine_seed
 

@@ -7,8 +7,12 @@ code edits through a copy of the workflow and package (the finished run is never
 
 from __future__ import annotations
 
+import ast
+import os
 import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -53,16 +57,26 @@ def edited_config(tmp_path: Path, edit) -> Path:
     return out
 
 
-def edited_code(tmp_path: Path, module: str) -> Path:
-    """A copy of the workflow with `module` (a path under src/rlvr_support) edited; returns its Snakefile."""
+COMMENT = "\n# an edit that changes no behaviour, but the file's contents\n"
+CONSTANT = "\n_RERUN_PROBE = 1  # a change of the syntax tree: every job whose code covers the file reruns\n"
+
+
+def copied_checkout(tmp_path: Path) -> Path:
+    """A copy of the workflow and package to edit (the finished run is never touched); its root."""
     root = tmp_path / "repo"
     root.mkdir()
     for part in ("Snakefile", "config.yaml", "workflow", "src", "envs", "configs", "scripts"):
         src = REPO / part
         (shutil.copytree(src, root / part, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
          if src.is_dir() else shutil.copy2(src, root / part))
+    return root
+
+
+def edited_code(tmp_path: Path, module: str, edit: str = CONSTANT) -> Path:
+    """A copy of the workflow with `edit` appended to `module` (a path under src/rlvr_support); its Snakefile."""
+    root = copied_checkout(tmp_path)
     path = root / "src" / "rlvr_support" / module
-    path.write_text(path.read_text() + "\n# an edit that changes no behaviour, but the file's contents\n")
+    path.write_text(path.read_text() + edit)
     return root / "Snakefile"
 
 
@@ -193,3 +207,105 @@ def test_editing_a_sampling_backend_reruns_sampling_and_downstream_but_no_traini
     jobs = plan(smoke_run, snakefile=edited_code(tmp_path, "sampling/vllm_backend.py"))
     assert {"sample", "sample_routed", "score", "passk_table"} <= rules(jobs)
     assert not rules(jobs) & TRAINING, rules(jobs)
+
+
+# ---- code hashes that follow what a job computes (issue 27)
+
+# a metrics module, a verifier, the CLI (a verb's module and the dispatcher)
+NO_BEHAVIOUR = ("metrics/entropy.py", "scoring/verifiers/ifeval.py", "cli/verbs/score.py", "cli/main.py")
+
+
+def _docstring_edit(text: str) -> str:
+    tree = ast.parse(text)
+    doc = tree.body[0].value
+    assert isinstance(doc, ast.Constant) and isinstance(doc.value, str)
+    lines = text.splitlines(keepends=True)
+    first = lines[doc.lineno - 1]
+    return "".join(lines[:doc.lineno - 1]) + first.replace('"""', '"""(Edited.) ', 1) + "".join(lines[doc.lineno:])
+
+
+def _reformat(text: str) -> str:
+    """The same syntax tree written out anew: every line re-indented and re-wrapped, comments gone."""
+    return ast.unparse(ast.parse(text))
+
+
+@pytest.mark.snakemake
+@pytest.mark.parametrize("edit", ["comment", "docstring", "reformatting"])
+def test_a_comment_a_docstring_or_a_reformatting_plans_no_job(smoke_run, tmp_path, edit):
+    root = copied_checkout(tmp_path)
+    for module in NO_BEHAVIOUR:
+        path = root / "src" / "rlvr_support" / module
+        before = path.read_text()
+        after = {"comment": lambda t: t + COMMENT, "docstring": _docstring_edit, "reformatting": _reformat}[edit](before)
+        assert after != before
+        path.write_text(after)
+    assert plan(smoke_run, snakefile=root / "Snakefile") == []
+
+
+TOY_IF_CHECKER = ('def _no_comma(v, kw, _):\n    return "," not in v\n',  # punctuation:no_comma, a toy constraint
+                  'def _no_comma(v, kw, _):\n    return "," not in v.replace(",,", "")\n')
+
+
+@pytest.mark.snakemake
+def test_a_changed_ifeval_checker_reruns_the_if_and_joint_stages_and_their_downstream_only(smoke_run, tmp_path):
+    root = copied_checkout(tmp_path)
+    path = root / "src/rlvr_support/scoring/verifiers/ifeval.py"
+    assert TOY_IF_CHECKER[0] in path.read_text()
+    path.write_text(path.read_text().replace(*TOY_IF_CHECKER))
+    jobs = plan(smoke_run, snakefile=root / "Snakefile")
+    chains = yaml.safe_load(SMOKE_CONFIG.read_text())["chains"]
+    trained = {j["wildcards"] for j in jobs if j["rule"] == "train_stage"}
+    # every chain with an IF or joint stage, or an earlier one (if-math's math stage: its monitor scores IF)
+    assert trained == {f"chain={c}, seed=0" for c in chains if c != "math"}, trained
+    assert not rules(jobs) & {"toy_data", "toy_corpus", "pretrain_base"}
+    for j in jobs:
+        if j["rule"] in SAMPLING | MODEL_ANALYSES - {"base_metrics", "opening_intervention", "single_token"}:
+            assert "ckpt=base" not in j["wildcards"] and "ckpt=math/seed0" not in j["wildcards"], j
+    scored = {j["wildcards"] for j in jobs if j["rule"] == "score"}
+    assert {"ckpt=base, eval_set=if", "ckpt=math/seed0, eval_set=joint"} <= scored  # their verifier changed
+    assert not {"ckpt=base, eval_set=math", "ckpt=math/seed0, eval_set=math"} & scored  # math-verify only
+    # the jobs whose own code changed are those that score IFEval ids; the others follow a remade input
+    own = {j["rule"] for j in jobs if "Params have changed" in j["reason"]}
+    assert {"train_stage", "score", "base_metrics"} <= own <= {"train_stage", "score", "score_routed", "score_large_k",
+                                                             "base_metrics", "reasoning_if_table"}, own
+    assert not [j for j in jobs if "Params have changed" in j["reason"] and "eval_set=math" in j["wildcards"]]
+
+
+@pytest.mark.snakemake
+def test_an_ifbench_checker_reruns_only_jobs_that_score_ifbench_ids(smoke_run, tmp_path):
+    """The smoke study scores IFEval's ids only (the toy world), so no job covers IFBench's checkers."""
+    assert plan(smoke_run, snakefile=edited_code(tmp_path, "scoring/verifiers/ifbench_checks.py")) == []
+
+
+@pytest.mark.snakemake
+def test_a_new_cli_verb_reruns_nothing_existing(smoke_run, tmp_path):
+    root = copied_checkout(tmp_path)
+    (root / "src/rlvr_support/cli/verbs/probe_verb.py").write_text(
+        'def register(verb) -> None:\n    verb("probe-verb", print, "A verb no rule runs.")\n')
+    main = root / "src/rlvr_support/cli/main.py"
+    main.write_text(main.read_text() + CONSTANT)  # and an edit of the dispatcher
+    assert plan(smoke_run, snakefile=root / "Snakefile") == []
+
+
+@pytest.mark.snakemake
+def test_why_names_the_files_whose_edit_reruns_a_job(smoke_run, tmp_path):
+    root = copied_checkout(tmp_path)
+    path = root / "src/rlvr_support/scoring/verifiers/ifeval.py"
+    path.write_text(path.read_text().replace(*TOY_IF_CHECKER))
+
+    def why(checkout, *targets):
+        env = {**os.environ, "PYTHONPATH": str(checkout / "src")}
+        proc = subprocess.run([sys.executable, "-m", "rlvr_support", "why", *targets, "-s", str(checkout / "Snakefile"),
+                               "-d", str(smoke_run), "--configfile", str(SMOKE_CONFIG)],
+                              capture_output=True, text=True, env=env, timeout=600)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        return proc.stdout
+
+    out = why(root, "results/tables/passk.csv")
+    blocks = {b.split("  ->  ")[0]: b for b in out.split("\n\n")}
+    stage = blocks["train_stage (chain=if, seed=0)"]
+    assert "code: scoring/verifiers/ifeval.py changed" in stage and stage.count("code: ") == 1, stage
+    assert "code: scoring/verifiers/ifeval.py changed" in blocks["score (ckpt=base, eval_set=if)"]
+    assert "train_stage (chain=math, seed=0)" not in blocks
+    assert re.search(r"only because an input is remade: .*sample x\d+", out), out[-2000:]
+    assert "up to date" in why(REPO, "results/tables/passk.csv")

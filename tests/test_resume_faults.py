@@ -31,7 +31,6 @@ from rlvr_support.lineage import codehash
 from rlvr_support.models import resume
 from rlvr_support.models.loading import toy_llama
 from rlvr_support.storage.atomic import write_jsonl
-from test_codehash import _rule_code_names
 
 ARCH = {"hidden_size": 32, "intermediate_size": 64, "num_layers": 1, "num_heads": 4, "max_positions": 128}
 RL = {"steps": 4, "group_size": 4, "prompts_per_step": 2, "lr": 1e-3, "temperature": 1.0, "max_completion_tokens": 12,
@@ -131,10 +130,11 @@ def _edit_package(tmp_path, monkeypatch, module: str, edit: str) -> None:
 def test_code_edit_between_kill_and_rerun_discards_the_partial_state(parent, uninterrupted, tmp_path, monkeypatch,
                                                                       capsys):
     out = tmp_path / "run"
-    _edit_package(tmp_path, monkeypatch, "training/rewards.py", "\n# the old reward\n")
+    # code edits (a comment would not change the hash: it hashes syntax trees)
+    _edit_package(tmp_path, monkeypatch, "training/rewards.py", "\n_REWARD = 'old'\n")
     _train(parent, out, OLD_REWARD, kill_at=2)
     capsys.readouterr()
-    _edit_package(tmp_path, monkeypatch, "training/rewards.py", "\n# the new reward\n")
+    _edit_package(tmp_path, monkeypatch, "training/rewards.py", "\n_REWARD = 'new'\n")
     _train(parent, out, NEW_REWARD)
     log = capsys.readouterr().out
     assert "resuming from" not in log and re.search(r"discarding .*_partial.*\bcode\b", log), log[-2000:]
@@ -190,12 +190,24 @@ def test_a_damaged_newest_checkpoint_falls_back_to_the_one_before(tmp_path, caps
                      capsys.readouterr().out)
 
 
-def test_rules_hash_the_code_the_resume_fingerprint_names():
-    """The resume fingerprint hashes what the rule's rerun trigger hashes (one list of names per verb)."""
-    rules = _rule_code_names()
-    assert rules["train_stage"] == ("train", list(cli.TRAIN_CODE))
-    assert rules["pretrain_base"] == ("pretrain", list(cli.PRETRAIN_CODE))
-    assert codehash.PACKAGE / "training" / "rewards.py" in codehash.files_of(*cli.TRAIN_CODE)
+@pytest.mark.snakemake
+def test_rules_hash_the_code_the_resume_fingerprint_names(tmp_path):
+    """The resume fingerprint hashes what the rule's rerun trigger hashes (lineage/job_code.py), for every
+    train job of the smoke DAG (their verifiers and remedies differ) and the pretraining."""
+    from conftest import REPO, SMOKE_CONFIG
+    from rlvr_support.lineage.job_code import job_hash
+    from rlvr_support.lineage.rerun_reasons import Plan
+    from rlvr_support.scoring.verifiers.families import parse
+
+    with Plan(["all"], tmp_path, REPO / "Snakefile", [SMOKE_CONFIG]) as plan:
+        jobs = [j for j in plan.dag.jobs if j.rule.name in ("train_stage", "pretrain_base")]
+        trained = [j for j in jobs if j.rule.name == "train_stage"]
+        assert len(trained) >= 5 and any(j.params.remedies != "{}" for j in trained)
+        for j in jobs:
+            verb = "train" if j.rule.name == "train_stage" else "pretrain"
+            args = (parse(j.params.verifiers), json.loads(j.params.remedies)) if verb == "train" else ()
+            assert codehash.manifest_digest(j.params.code) == job_hash(verb, *args), j
+        assert "training/rewards.py" in trained[0].params.code
 
 
 # ----------------------------------------------------------------------------- pretraining
@@ -282,7 +294,7 @@ def test_pretraining_resumes_its_own_state_and_not_after_a_code_edit(corpus, pre
     # the same partial state again, now under edited code: a fresh start
     shutil.rmtree(out)
     shutil.copytree(tmp_path / "partial-copy", out / "_partial")
-    _edit_package(tmp_path, monkeypatch, "models/pretrain.py", "\n# an edit\n")
+    _edit_package(tmp_path, monkeypatch, "models/pretrain.py", "\n_EDITED = True\n")  # a code edit
     capsys.readouterr()
     assert _pretrain(corpus, out)["resumed_from"] == 0
     assert re.search(r"discarding .*_partial.*\bcode\b", capsys.readouterr().out)

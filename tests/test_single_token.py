@@ -338,11 +338,12 @@ def test_the_sample_jobs_code_hash_leaves_the_single_token_modules_out():
     """An edit of the interventions resamples nothing: the sample rules hash sampling.jobs and what it
     imports, the single_token rule hashes the interventions and what they import."""
     from rlvr_support.lineage.codehash import files_of
+    from rlvr_support.lineage.job_code import job_code
 
-    sample = {f.name for f in files_of("sampling.jobs", "cli.main")}
+    sample = {f.name for f in files_of(*job_code("sample"))}
     assert {"backends.py", "fast.py", "routed.py", "top_tokens.py"} <= sample
     assert "single_token.py" not in sample
-    single = {str(f) for f in files_of("analysis.single_token", "cli.seed000")}
+    single = {str(f) for f in files_of(*job_code("single-token", ("math",)))}
     assert any(f.endswith("sampling/single_token.py") for f in single)
     assert any(f.endswith("scoring/score.py") for f in single) and any(f.endswith("metrics/passk.py") for f in single)
 

@@ -21,7 +21,8 @@ from rlvr_support.analysis.trajectory import (
     trajectory_markdown,
     trajectory_table,
 )
-from rlvr_support.cli.trajectory import register
+from rlvr_support.cli.verbs import figure_association as association_verb, figure_trajectory as curves_verb, \
+    trajectory_table as table_verb
 from rlvr_support.figures.association_scatter import plot_association_scatter
 from rlvr_support.figures.trajectory_curves import plot_trajectory_curves
 from benchmark_samples import sample, write_benchmark_files
@@ -217,7 +218,8 @@ def _parser():
         s.set_defaults(fn=fn)
         return s
 
-    register(verb)
+    for module in (table_verb, curves_verb, association_verb):
+        module.register(verb)
     return p
 
 

@@ -14,7 +14,7 @@ import torch
 from rlvr_support.models.loading import toy_llama
 from rlvr_support.sampling.hf import generate_hf
 from rlvr_support.sampling.backends import Request, Sampler
-from rlvr_support.sampling.vllm_backend import vllm_python
+from rlvr_support.sampling.vllm_env import vllm_python
 from rlvr_support.data.toyworld.tokenizer import build_tokenizer
 
 pytestmark = pytest.mark.skipif(vllm_python() is None,

@@ -23,7 +23,7 @@ rule passk_table:
     params:
         root=results_dir,  # this model's results folder
         cfg=get_analysis_cfg(*BOOTSTRAP_KEYS),
-        code=get_code("analysis.passk_table", "analysis.markdown", "cli.main"),
+        code=get_code("passk-table"),
     shell:
         "python -m rlvr_support passk-table --scores {input} --scores-root {params.root}/scores --cfg {params.cfg:q} "
         "--out {output.table} --headline {output.headline} > {log} 2>&1"
@@ -46,7 +46,7 @@ rule figure_passk:
         get_conda_env("cpu")
     threads: 1
     params:
-        code=get_code("figures.passk_curves", "cli.main"),
+        code=get_code("figure-passk"),
     shell:
         "python -m rlvr_support figure-passk --table {input} --eval-set {wildcards.eval_set} --metric pass@k --out {output.png} > {log} 2>&1"
 
@@ -68,6 +68,6 @@ rule figure_bestk:
         get_conda_env("cpu")
     threads: 1
     params:
-        code=get_code("figures.passk_curves", "cli.main"),
+        code=get_code("figure-passk"),
     shell:
         "python -m rlvr_support figure-passk --table {input} --eval-set {wildcards.eval_set} --metric best@k --out {output.png} > {log} 2>&1"

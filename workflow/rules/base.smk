@@ -24,7 +24,7 @@ if not MODELS and config["base"]["kind"] == "pretrain":
         params:
             cfg=get_pretrain_cfg(),
             seed=config["base"]["seed"],
-            code=get_code("models.pretrain", "lineage.codehash", "cli.main"),
+            code=get_code("pretrain"),
             gpus=get_gpus_per_node("pretrain"),
         shell:
             "python -m rlvr_support pretrain --corpus {input} --cfg {params.cfg:q} --seed {params.seed} "
@@ -49,7 +49,7 @@ else:
         threads: 1
         params:
             cfg=get_base_cfg,
-            code=get_code("models.base_models", "cli.data"),
+            code=get_code("base-model"),
         shell:
             "python -m rlvr_support base-model --cfg {params.cfg:q} --out {output} > {log} 2>&1"
 
@@ -81,11 +81,12 @@ rule base_metrics:
         scoring=get_scoring_cfg(),
         gpus=get_gpus_per_node("analyse"),
         dtype=get_analyse_dtype(),
-        code=get_code("analysis.base_metrics", "cli.main"),
+        verifiers=verifiers_arg(all_eval_verifiers()),
+        code=get_code("base-metrics", all_eval_verifiers()),
     shell:
         "python -m rlvr_support base-metrics --model {input.model} --prompts {params.prompts} "
         "--sampling {params.sampling:q} --scoring {params.scoring:q} --out {output} --threads {threads} "
-        "--gpus {params.gpus} --dtype {params.dtype} > {log} 2>&1"
+        "--gpus {params.gpus} --dtype {params.dtype} --verifiers {params.verifiers} > {log} 2>&1"
 
 
 # A checkpoint trained elsewhere (config `checkpoints:`): its manifest records where the weights are,
@@ -104,6 +105,6 @@ rule external_checkpoint:
     threads: 1
     params:
         cfg=get_external_cfg,
-        code=get_code("models.base_models", "cli.data"),
+        code=get_code("checkpoint"),
     shell:
         "python -m rlvr_support checkpoint --name {wildcards.ext} --cfg {params.cfg:q} --out {output} > {log} 2>&1"

@@ -21,7 +21,7 @@ rule budget:
     params:
         cfg=get_budget_cfg(),
         prompts_dir=get_input_dir,
-        code=get_code("analysis.budget", "cli.budget"),
+        code=get_code("budget"),
     shell:
         "python -m rlvr_support budget --cfg {params.cfg:q} --prompts-dir {params.prompts_dir} --out {output.md} "
         "> {log} 2>&1"

@@ -31,8 +31,11 @@ from rlvr_support.config.defaults import VARIANT_META, fill_defaults, gradient_c
 from rlvr_support.config.revisions import revision_warning
 from rlvr_support.config.validate import check_duplicate_keys, validate_config
 from rlvr_support.data.toyworld.limits import check_toy_world
-from rlvr_support.lineage.codehash import code_hash
+from rlvr_support.data.verifiers import task_verifiers, verifiers_arg
+from rlvr_support.lineage.codehash import code_manifest
+from rlvr_support.lineage.job_code import job_code
 from rlvr_support.planning.study import check_study
+from rlvr_support.scoring.verifiers.families import INSTRUCTION_FAMILIES
 
 for configfile_path in workflow.configfiles:
     check_duplicate_keys(configfile_path)
@@ -103,10 +106,17 @@ def compact_json(obj):
 
 
 @functools.lru_cache(maxsize=None)
-def get_code(*names):
-    """The source hash of the package folders/modules a rule's verb runs (lineage/codehash.py);
-    many rules share a set, so it is hashed once per parse."""
-    return code_hash(*names)
+def code_of(names):
+    """{file: hash} of the package modules `names` and their imports (lineage/codehash.py); many
+    rules share a set, so each is hashed once per parse."""
+    return code_manifest(*names)
+
+
+def get_code(verb, verifiers=(), remedies=None):
+    """A rule's code param: {file: hash} of the package code its job runs (lineage/job_code.py): its
+    verb's module and what it imports, the verifier families and remedies the job loads. A changed
+    value reruns the job; `python -m rlvr_support why <output>` names the files that changed."""
+    return code_of(job_code(verb, verifiers, remedies))
 
 
 def get_conda_env(kind):
@@ -204,6 +214,70 @@ def get_scoring_cfg(wildcards=None):
     """What a scoring job reads: the `scoring` section (timeout, workers, reasoning, math_extraction),
     its defaults filled in, so setting math_extraction to its default rescores nothing."""
     return compact_json(config["scoring"])
+
+
+# ---- the verifier families a job loads (scoring/verifiers/families.py): its --verifiers and its code
+
+
+def eval_verifiers(eval_set):
+    """The families scoring an eval set's (eval-split) prompts need (data/verifiers.py)."""
+    return task_verifiers(config, eval_set, "eval")
+
+
+def get_eval_verifiers(wildcards):
+    """`--verifiers` of a job that scores the eval set of its wildcards."""
+    return verifiers_arg(eval_verifiers(wildcards.eval_set))
+
+
+def get_eval_code(verb):
+    """The code param of a job of `verb` that scores the eval set of its wildcards."""
+
+    def code(wildcards):
+        return get_code(verb, eval_verifiers(wildcards.eval_set))
+
+    return code
+
+
+def all_eval_verifiers():
+    """The families of every eval set (base metrics score them all)."""
+    return tuple(sorted({f for e in config["eval_sets"] for f in eval_verifiers(e)}))
+
+
+def reasoning_if_verifiers():
+    """The instruction families of the eval sets the reasoning-if table rescores (it checks constraints only)."""
+    return tuple(f for e in get_reasoning_if_eval_sets() for f in eval_verifiers(e) if f in INSTRUCTION_FAMILIES)
+
+
+def train_verifiers(chain):
+    """A stage's reward scores its task's train split; its support monitor (when on) the eval split of
+    every task of the chain so far (get_probe_prompts)."""
+    out = set(task_verifiers(config, stage_task(chain), "train"))
+    if config["rl"].get("monitor"):
+        out |= {f for t in dict.fromkeys(parse_chain(chain)[0]) for f in eval_verifiers(t)}
+    return tuple(sorted(out))
+
+
+def get_train_verifiers(wildcards):
+    return verifiers_arg(train_verifiers(wildcards.chain))
+
+
+def get_train_code(wildcards):
+    """The trainer, the stage's reward and monitor verifiers, and the remedies its variant turns on."""
+    return get_code("train", train_verifiers(wildcards.chain), remedies=json.loads(get_remedies(wildcards)))
+
+
+def get_source_verifiers(wildcards):
+    """A data build validates every split of its task."""
+    return verifiers_arg(task_verifiers(config, wildcards.task))
+
+
+def get_source_code(wildcards):
+    return get_code("data-sources", task_verifiers(config, wildcards.task))
+
+
+def get_point_code(wildcards):
+    """A trajectory point of an external run is declared by `checkpoint`, of a trained run by `trajectory-point`."""
+    return get_code("checkpoint" if wildcards.run in EXTERNAL else "trajectory-point")
 
 
 def get_task_prompt_args(wildcards=None):

@@ -16,7 +16,7 @@ if config["world"]["kind"] == "toy":
         params:
             cfg=get_world_prompts_cfg(),
             out_dir=get_output_dir,
-            code=get_code("data.toyworld", "cli.main"),
+            code=get_code("data"),
         shell:
             "python -m rlvr_support data --cfg {params.cfg:q} --out-dir {params.out_dir} > {log} 2>&1"
 
@@ -39,7 +39,7 @@ if config["world"]["kind"] == "toy":
         params:
             cfg=get_world_corpus_cfg(),
             prompts_dir=get_input_dir,
-            code=get_code("data.toyworld", "cli.main"),
+            code=get_code("corpus"),
         shell:
             "python -m rlvr_support corpus --cfg {params.cfg:q} --prompts-dir {params.prompts_dir} --out {output} > {log} 2>&1"
 
@@ -58,6 +58,7 @@ else:
         threads: 1
         params:
             sources=get_task_sources,
-            code=get_code("data.sources", "cli.data"),
+            verifiers=get_source_verifiers,
+            code=get_source_code,
         shell:
-            "python -m rlvr_support data-sources --task {wildcards.task} --sources {params.sources:q} --out {output} > {log} 2>&1"
+            "python -m rlvr_support data-sources --task {wildcards.task} --sources {params.sources:q} --out {output} --verifiers {params.verifiers} > {log} 2>&1"

@@ -24,7 +24,7 @@ rule prompt_subset:
         get_conda_env("cpu")
     threads: 1
     params:
-        code=get_code("data.subsets", "sampling.jobs", "cli.data", "cli.main"),
+        code=get_code("prompt-subset"),
     shell:
         "python -m rlvr_support prompt-subset --prompts {input} --count {wildcards.size} --out {output} > {log} 2>&1"
 
@@ -52,7 +52,7 @@ rule sample_large_k:
         runtime=get_runtime("sample"),
     params:
         cfg=get_large_k_sampling_cfg,
-        code=get_code("sampling.jobs", "cli.main"),  # not the folder: single_token.py is not run here
+        code=get_code("sample"),
         gpus=get_gpus_per_node("sample"),
     shell:
         # its own job name: a random stream apart from the eval set's full-budget samples
@@ -80,10 +80,11 @@ rule score_large_k:
         runtime=get_runtime("cpu"),
     params:
         cfg=get_scoring_cfg(),
-        code=get_code("scoring", "cli.main"),
+        verifiers=get_eval_verifiers,
+        code=get_eval_code("score"),
     shell:
         "python -m rlvr_support score --samples {input.samples} --prompts {input.prompts} "
-        "--cfg {params.cfg:q} --out {output} > {log} 2>&1"
+        "--cfg {params.cfg:q} --out {output} --verifiers {params.verifiers} > {log} 2>&1"
 
 
 rule large_k_table:
@@ -109,7 +110,7 @@ rule large_k_table:
     params:
         root=results_dir,
         cfg=get_analysis_cfg(*BOOTSTRAP_KEYS),
-        code=get_code("analysis.passk_table", "analysis.markdown", "cli.main"),
+        code=get_code("passk-table"),
     shell:
         "python -m rlvr_support passk-table --scores {input} "
         "--scores-root {params.root}/large_k/scores --cfg {params.cfg:q} --out {output.table} "
@@ -133,7 +134,7 @@ rule figure_bestk_large_k:
         get_conda_env("cpu")
     threads: 1
     params:
-        code=get_code("figures.passk_curves", "cli.main"),
+        code=get_code("figure-passk"),
     shell:
         "python -m rlvr_support figure-passk --table {input} "
         "--eval-set {wildcards.eval_set} --metric best@k --out {output.png} > {log} 2>&1"

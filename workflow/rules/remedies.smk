@@ -25,7 +25,7 @@ rule remedy_table:
         root=results_dir,  # this model's results folder
         cfg=get_analysis_cfg(*BOOTSTRAP_KEYS),
         teachers=get_distill_teachers(),
-        code=get_code("analysis.remedy_comparison", "cli.remedies"),
+        code=get_code("remedy-table"),
     shell:
         "python -m rlvr_support remedy-table --scores {input} --scores-root {params.root}/scores --cfg {params.cfg:q} "
         "--out {output.table} --teachers {params.teachers:q} --out-teachers {output.teachers} > {log} 2>&1"
@@ -48,7 +48,7 @@ rule figure_remedies:
         get_conda_env("cpu")
     threads: 1
     params:
-        code=get_code("figures.remedy_tradeoff", "cli.remedies"),
+        code=get_code("figure-remedies"),
     shell:
         "python -m rlvr_support figure-remedies --table {input} --out {output.png} > {log} 2>&1"
 
@@ -74,6 +74,6 @@ rule figure_monitor:
         get_conda_env("cpu")
     threads: 1
     params:
-        code=get_code("figures.monitor_curves", "cli.remedies"),
+        code=get_code("figure-monitor"),
     shell:
         "python -m rlvr_support figure-monitor --monitor {input} --out {output.png} > {log} 2>&1"

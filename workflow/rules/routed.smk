@@ -28,7 +28,7 @@ rule sample_routed:
     params:
         cfg=get_sampling_cfg,
         routing=get_routing_args,
-        code=get_code("sampling.jobs", "cli.main"),  # not the folder: single_token.py is not run here
+        code=get_code("sample"),
         gpus=get_gpus_per_node("sample"),
     shell:
         "python -m rlvr_support sample --model {input.model} --prompts {input.prompts} --cfg {params.cfg:q} "
@@ -52,10 +52,11 @@ rule score_routed:
         runtime=get_runtime("cpu"),
     params:
         cfg=get_scoring_cfg(),
-        code=get_code("scoring", "cli.main"),
+        verifiers=get_eval_verifiers,
+        code=get_eval_code("score"),
     shell:
         "python -m rlvr_support score --samples {input.samples} --prompts {input.prompts} --cfg {params.cfg:q} "
-        "--out {output} > {log} 2>&1"
+        "--out {output} --verifiers {params.verifiers} > {log} 2>&1"
 
 
 localrules:
@@ -79,7 +80,7 @@ rule routed_table:
     params:
         root=results_dir,  # this model's results folder
         cfg=get_analysis_cfg(*BOOTSTRAP_KEYS),
-        code=get_code("analysis.routed_table", "analysis.markdown", "cli.main"),
+        code=get_code("routed-table"),
     shell:
         "python -m rlvr_support routed-table --plain-table {input.plain} --scores {input.scores} "
         "--scores-root {params.root}/routed/scores --cfg {params.cfg:q} --out {output.table} > {log} 2>&1"

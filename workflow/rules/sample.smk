@@ -27,7 +27,7 @@ rule sample:
         runtime=get_runtime("sample"),
     params:
         cfg=get_sampling_cfg,
-        code=get_code("sampling.jobs", "cli.main"),  # not the folder: single_token.py is not run here
+        code=get_code("sample"),
         gpus=get_gpus_per_node("sample"),
         shard=get_shard,
     shell:
@@ -52,6 +52,6 @@ if sample_shards() > 1:
             get_conda_env("cpu")
         threads: 1
         params:
-            code=get_code("sampling.jobs", "cli.main"),
+            code=get_code("sample-merge"),
         shell:
             "python -m rlvr_support sample-merge --shards {input} --out {output} > {log} 2>&1"

@@ -17,7 +17,8 @@ rule score:
         runtime=get_runtime("cpu"),
     params:
         cfg=get_scoring_cfg(),
-        code=get_code("scoring", "cli.main"),
+        verifiers=get_eval_verifiers,
+        code=get_eval_code("score"),
     shell:
         "python -m rlvr_support score --samples {input.samples} --prompts {input.prompts} --cfg {params.cfg:q} "
-        "--out {output} > {log} 2>&1"
+        "--out {output} --verifiers {params.verifiers} > {log} 2>&1"

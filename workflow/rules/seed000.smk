@@ -37,7 +37,7 @@ rule trainability_table:
         root=results_dir,  # this model's results folder
         cfg=get_trainability_cfg(),
         curves=get_reward_curve_args,
-        code=get_code("analysis.trainability", "analysis.markdown", "cli.seed000"),
+        code=get_code("trainability-table"),
     shell:
         "python -m rlvr_support trainability-table --scores {input.scores} --scores-root {params.root}/scores "
         "--cfg {params.cfg:q} --out {output.table} --curves {params.curves} --out-observed {output.observed} "
@@ -70,7 +70,7 @@ rule polarisation_table:
     params:
         root=results_dir,  # this model's results folder
         cfg=get_analysis_cfg(*BOOTSTRAP_KEYS),
-        code=get_code("analysis.polarisation", "analysis.markdown", "cli.seed000"),
+        code=get_code("polarisation-table"),
     shell:
         "python -m rlvr_support polarisation-table --scores {input} --scores-root {params.root}/scores "
         "--cfg {params.cfg:q} --out {output.table} --out-transitions {output.transitions} "
@@ -94,7 +94,7 @@ rule figure_polarisation:
         get_conda_env("cpu")
     threads: 1
     params:
-        code=get_code("figures.polarisation_hist", "cli.seed000"),
+        code=get_code("figure-polarisation"),
     shell:
         "python -m rlvr_support figure-polarisation --table {input} --eval-set {wildcards.eval_set} "
         "--out {output.png} > {log} 2>&1"
@@ -118,7 +118,7 @@ rule opening_modes_table:
     params:
         root=results_dir,  # this model's results folder
         cfg=get_analysis_cfg("opening_modes", *BOOTSTRAP_KEYS),
-        code=get_code("analysis.opening_modes", "analysis.markdown", "cli.seed000"),
+        code=get_code("opening-modes-table"),
     shell:
         "python -m rlvr_support opening-modes-table --samples {input} --samples-root {params.root}/samples "
         "--cfg {params.cfg:q} --out {output.table} > {log} 2>&1"
@@ -150,10 +150,11 @@ rule reasoning_if_table:
     params:
         root=results_dir,  # this model's results folder
         cfg=get_analysis_cfg("reasoning_if", *BOOTSTRAP_KEYS),
-        code=get_code("analysis.reasoning_if", "metrics.reasoning_segments", "scoring.verifiers", "cli.seed000"),
+        verifiers=verifiers_arg(reasoning_if_verifiers()),
+        code=get_code("reasoning-if-table", reasoning_if_verifiers()),
     shell:
         "python -m rlvr_support reasoning-if-table --samples {input.samples} --samples-root {params.root}/samples "
-        "--prompts {input.prompts} --cfg {params.cfg:q} --out {output.table} > {log} 2>&1"
+        "--prompts {input.prompts} --cfg {params.cfg:q} --out {output.table} --verifiers {params.verifiers} > {log} 2>&1"
 
 
 rule route_entry_table:
@@ -174,7 +175,7 @@ rule route_entry_table:
     params:
         root=results_dir,  # this model's results folder
         cfg=get_analysis_cfg(*BOOTSTRAP_KEYS),
-        code=get_code("analysis.route_entry", "analysis.markdown", "cli.seed000"),
+        code=get_code("route-entry-table"),
     shell:
         "python -m rlvr_support route-entry-table --runs {input} --runs-root {params.root}/analysis/js "
         "--cfg {params.cfg:q} --out {output.table} > {log} 2>&1"

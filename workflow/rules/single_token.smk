@@ -37,11 +37,12 @@ rule single_token:
         scoring=get_scoring_cfg(),
         gpus=get_gpus_per_node("analyse"),
         dtype=get_analyse_dtype(),
-        code=get_code("analysis.single_token", "cli.seed000"),
+        verifiers=get_eval_verifiers,
+        code=get_eval_code("single-token"),
     shell:
         "python -m rlvr_support single-token --model {input.model} --base {input.base} --prompts {input.prompts} "
         "--cfg {params.cfg:q} --sampling {params.sampling:q} --scoring {params.scoring:q} --out {output} "
-        "--threads {threads} --gpus {params.gpus} --dtype {params.dtype} > {log} 2>&1"
+        "--threads {threads} --gpus {params.gpus} --dtype {params.dtype} --verifiers {params.verifiers} > {log} 2>&1"
 
 
 rule single_token_table:
@@ -62,7 +63,7 @@ rule single_token_table:
     params:
         runs=get_single_token_run_args,
         cfg=get_analysis_cfg("opening_modes", *BOOTSTRAP_KEYS),
-        code=get_code("analysis.single_token", "analysis.markdown", "cli.seed000"),
+        code=get_code("single-token-table"),
     shell:
         "python -m rlvr_support single-token-table --runs {params.runs} --cfg {params.cfg:q} --out {output.table} "
         "> {log} 2>&1"
@@ -85,7 +86,7 @@ rule figure_single_token:
         get_conda_env("cpu")
     threads: 1
     params:
-        code=get_code("figures.single_token_sweep", "cli.seed000"),
+        code=get_code("figure-single-token"),
     shell:
         "python -m rlvr_support figure-single-token --table {input} --eval-set {wildcards.eval_set} "
         "--out {output.png} > {log} 2>&1"

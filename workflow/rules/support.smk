@@ -37,7 +37,7 @@ rule support_table:
     params:
         root=results_dir,  # this model's results folder
         cfg=get_analysis_cfg("support_delta", *BOOTSTRAP_KEYS),
-        code=get_code("analysis.support_table", "analysis.markdown", "cli.support"),
+        code=get_code("support-table"),
     shell:
         "python -m rlvr_support support-table --scores {input} --scores-root {params.root}/scores --cfg {params.cfg:q} "
         "--out {output.table} --out-per-prompt {output.per_prompt} > {log} 2>&1"
@@ -60,7 +60,7 @@ rule figure_support:
         get_conda_env("cpu")
     threads: 1
     params:
-        code=get_code("figures.support_bars", "cli.support"),
+        code=get_code("figure-support"),
     shell:
         "python -m rlvr_support figure-support --table {input} --eval-set {wildcards.eval_set} --out {output.png} > {log} 2>&1"
 
@@ -81,7 +81,7 @@ rule entropy_table:
     params:
         root=results_dir,  # this model's results folder
         cfg=get_analysis_cfg(*BOOTSTRAP_KEYS),
-        code=get_code("analysis.entropy_table", "analysis.markdown", "cli.support"),
+        code=get_code("entropy-table"),
     shell:
         "python -m rlvr_support entropy-table --samples {input.samples} --samples-root {params.root}/samples --scores {input.scores} "
         "--scores-root {params.root}/scores --cfg {params.cfg:q} --out {output.table} > {log} 2>&1"
@@ -104,7 +104,7 @@ rule figure_entropy:
         get_conda_env("cpu")
     threads: 1
     params:
-        code=get_code("figures.entropy_bars", "cli.support"),
+        code=get_code("figure-entropy"),
     shell:
         "python -m rlvr_support figure-entropy --table {input} --out {output.png} > {log} 2>&1"
 
@@ -139,7 +139,7 @@ rule positional_js:
         cfg=get_analysis_part("divergence", "seed"),
         gpus=get_gpus_per_node("analyse"),
         dtype=get_analyse_dtype(),
-        code=get_code("analysis.positional_js", "analysis.markdown", "cli.support"),
+        code=get_code("positional-js"),
     shell:
         "python -m rlvr_support positional-js --base-model {input.base_model} --model {input.model} --base-samples {input.base_samples} "
         "--samples {input.samples} --prompts {input.prompts} --cfg {params.cfg:q} --out {output} "
@@ -163,7 +163,7 @@ rule js_table:
     params:
         root=results_dir,  # this model's results folder
         cfg=get_analysis_cfg("opening_tokens", *BOOTSTRAP_KEYS),
-        code=get_code("analysis.positional_js", "analysis.markdown", "cli.support"),
+        code=get_code("js-table"),
     shell:
         "python -m rlvr_support js-table --runs {input} --runs-root {params.root}/analysis/js --cfg {params.cfg:q} "
         "--out-positions {output.positions} --out {output.table} > {log} 2>&1"
@@ -187,7 +187,7 @@ rule figure_js:
     threads: 1
     params:
         m=get_opening_tokens(),
-        code=get_code("figures.js_curves", "cli.support"),
+        code=get_code("figure-js"),
     shell:
         "python -m rlvr_support figure-js --table {input} --eval-set {wildcards.eval_set} --m {params.m} --out {output.png} > {log} 2>&1"
 
@@ -215,7 +215,7 @@ rule openings_table:
     params:
         root=results_dir,  # this model's results folder
         cfg=get_analysis_cfg("opening_tokens", "openings_top", *BOOTSTRAP_KEYS),
-        code=get_code("analysis.openings_table", "analysis.markdown", "models.loading", "cli.support"),
+        code=get_code("openings-table"),
     shell:
         "python -m rlvr_support openings-table --samples {input.samples} --samples-root {params.root}/samples --tokenizer {input.tokenizer} "
         "--cfg {params.cfg:q} --out {output.table} --out-summary {output.summary} --out-styles {output.styles} "
@@ -239,7 +239,7 @@ rule figure_openings:
         get_conda_env("cpu")
     threads: 1
     params:
-        code=get_code("figures.openings_scatter", "cli.support"),
+        code=get_code("figure-openings"),
     shell:
         "python -m rlvr_support figure-openings --table {input} --eval-set {wildcards.eval_set} --out {output.png} > {log} 2>&1"
 
@@ -274,11 +274,12 @@ rule opening_intervention:
         scoring=get_scoring_cfg(),
         gpus=get_gpus_per_node("analyse"),
         dtype=get_analyse_dtype(),
-        code=get_code("analysis.opening_intervention", "analysis.markdown", "cli.support"),
+        verifiers=get_eval_verifiers,
+        code=get_eval_code("opening-intervention"),
     shell:
         "python -m rlvr_support opening-intervention --models {params.models} --samples {params.samples} --prompts {input.prompts} "
         "--cfg {params.cfg:q} --sampling {params.sampling:q} --scoring {params.scoring:q} --out {output} "
-        "--threads {threads} --gpus {params.gpus} --dtype {params.dtype} > {log} 2>&1"
+        "--threads {threads} --gpus {params.gpus} --dtype {params.dtype} --verifiers {params.verifiers} > {log} 2>&1"
 
 
 rule intervention_table:
@@ -310,7 +311,7 @@ rule intervention_table:
         samples=get_intervention_labels("samples"),
         scores=get_intervention_labels("scores"),
         cfg=get_analysis_cfg("opening_tokens", *BOOTSTRAP_KEYS),
-        code=get_code("analysis.opening_intervention", "analysis.markdown", "cli.support"),
+        code=get_code("intervention-table"),
     shell:
         "python -m rlvr_support intervention-table --run {input.run} --samples {params.samples} --scores {params.scores} "
         "--cfg {params.cfg:q} --out {output.table} --out-decomposition {output.decomposition} > {log} 2>&1"
@@ -333,7 +334,7 @@ rule figure_intervention:
         get_conda_env("cpu")
     threads: 1
     params:
-        code=get_code("figures.intervention_bars", "cli.support"),
+        code=get_code("figure-intervention"),
     shell:
         "python -m rlvr_support figure-intervention --table {input} --eval-set {wildcards.eval_set} --out {output.png} > {log} 2>&1"
 
@@ -365,7 +366,7 @@ rule perplexity:
         cfg=get_analysis_part("perplexity", "seed"),
         gpus=get_gpus_per_node("analyse"),
         dtype=get_analyse_dtype(),
-        code=get_code("analysis.perplexity", "analysis.markdown", "cli.support"),
+        code=get_code("perplexity"),
     shell:
         "python -m rlvr_support perplexity --model {input.models} --prompts {input.prompts} --cfg {params.cfg:q} --out {output} "
         "--threads {threads} --gpus {params.gpus} --dtype {params.dtype} > {log} 2>&1"
@@ -387,7 +388,7 @@ rule perplexity_table:
     params:
         root=results_dir,  # this model's results folder
         cfg=get_analysis_cfg(*BOOTSTRAP_KEYS),
-        code=get_code("analysis.perplexity", "analysis.markdown", "cli.support"),
+        code=get_code("perplexity-table"),
     shell:
         "python -m rlvr_support perplexity-table --runs {input} --runs-root {params.root}/analysis/perplexity --cfg {params.cfg:q} "
         "--out {output.table} > {log} 2>&1"
@@ -410,7 +411,7 @@ rule figure_perplexity:
         get_conda_env("cpu")
     threads: 1
     params:
-        code=get_code("figures.perplexity_bars", "cli.support"),
+        code=get_code("figure-perplexity"),
     shell:
         "python -m rlvr_support figure-perplexity --table {input} --out {output.png} > {log} 2>&1"
 
@@ -435,7 +436,7 @@ rule claims_table:
         root=results_dir,  # this model's results folder
         optional=get_claims_args,
         cfg=get_claims_cfg(),
-        code=get_code("analysis.claims", "cli.support"),
+        code=get_code("claims"),
     shell:
         "python -m rlvr_support claims --scores {input.scores} --scores-root {params.root}/scores --passk-source {input.passk} "
         "--support-per-prompt {input.support_per_prompt} --support-source {input.support} "

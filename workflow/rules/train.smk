@@ -29,11 +29,12 @@ rule train_stage:
         cfg=get_train_cfg,
         remedies=get_remedies,
         probes=get_probe_args,
-        code=get_code("training", "lineage.codehash", "cli.main"),
+        verifiers=get_train_verifiers,
+        code=get_train_code,
         launcher=get_train_launcher,
         gpus=get_gpus_per_node("train"),
     shell:
         "{params.launcher} train --parent {input.parent} --task {params.task} --prompts {input.prompts} "
         "--cfg {params.cfg:q} --seed {wildcards.seed} --chain {wildcards.chain} "
         "--remedies {params.remedies:q} --teacher {input.teacher} --probe {params.probes} "
-        "--out {output.manifest} --threads {threads} --gpus {params.gpus} > {log} 2>&1"
+        "--out {output.manifest} --threads {threads} --gpus {params.gpus} --verifiers {params.verifiers} > {log} 2>&1"

@@ -25,7 +25,7 @@ rule trajectory_point:
     threads: 1
     params:
         command=get_point_command,
-        code=get_code("training.kept_weights", "models.base_models", "cli.data", "cli.main"),
+        code=get_point_code,
     shell:
         "python -m rlvr_support {params.command} > {log} 2>&1"
 
@@ -50,7 +50,7 @@ rule trajectory_table:
     params:
         points=get_trajectory_points_arg,
         cfg=get_trajectory_cfg(),
-        code=get_code("analysis.trajectory", "analysis.markdown", "cli.trajectory"),
+        code=get_code("trajectory-table"),
     shell:
         "python -m rlvr_support trajectory-table --points {params.points:q} --cfg {params.cfg:q} "
         "--out {output.table} --out-association {output.association} > {log} 2>&1"
@@ -73,7 +73,7 @@ rule figure_trajectory:
         get_conda_env("cpu")
     threads: 1
     params:
-        code=get_code("figures.trajectory_curves", "cli.trajectory"),
+        code=get_code("figure-trajectory"),
     shell:
         "python -m rlvr_support figure-trajectory --table {input} --eval-set {wildcards.eval_set} --out {output.png} > {log} 2>&1"
 
@@ -96,7 +96,7 @@ rule figure_association:
         get_conda_env("cpu")
     threads: 1
     params:
-        code=get_code("figures.association_scatter", "cli.trajectory"),
+        code=get_code("figure-association"),
     shell:
         "python -m rlvr_support figure-association --table {input.table} --association {input.association} "
         "--eval-set {wildcards.eval_set} --out {output.png} > {log} 2>&1"

@@ -24,7 +24,7 @@ from rlvr_support.analysis.resample import grouped_sum_bootstrap
 from rlvr_support.analysis.runs import by_chain, relation
 from rlvr_support.analysis.scores import ScoreFile
 from rlvr_support.metrics.reasoning_segments import compile_rules, split_reasoning
-from rlvr_support.scoring.verifiers.ifeval import score_if
+from rlvr_support.scoring.verifiers.instructions import score_if  # the families: the job's --verifiers
 from rlvr_support.storage.atomic import read_parquet
 
 EVAL_SETS = ("if", "joint")  # the eval sets whose prompts carry constraints

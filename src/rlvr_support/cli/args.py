@@ -1,4 +1,4 @@
-"""Argument types shared by the CLI's verb modules."""
+"""Argument types and groups shared by the CLI's verb modules (cli/verbs/)."""
 
 from __future__ import annotations
 
@@ -22,3 +22,21 @@ def add_device_args(s: argparse.ArgumentParser) -> None:
     s.add_argument("--gpus", type=int, default=0, help=GPUS_HELP + "; with GPUs the models run on them")
     s.add_argument("--dtype", default="auto", choices=["auto", "float32", "bfloat16", "float16"],
                    help="weights dtype (auto: bfloat16 on GPUs, float32 on CPU)")
+
+
+def label_pairs(items: list[str], what: str) -> dict[str, str]:
+    """`label=path` arguments (`--models base=... math/seed0=...`) as a dict, in order."""
+    out = {}
+    for it in items:
+        if "=" not in it:
+            raise ValueError(f"--{what}: expected label=path, got {it!r}")
+        k, v = it.split("=", 1)
+        out[k] = v
+    return out
+
+
+def add_figure_args(s: argparse.ArgumentParser, table_help: str) -> None:
+    """A figure verb's arguments: one table in, one eval set's PNG (and PDF) out."""
+    s.add_argument("--table", required=True, help=table_help)
+    s.add_argument("--eval-set", required=True)
+    s.add_argument("--out", required=True, help="<name>.png; the PDF is written beside it")

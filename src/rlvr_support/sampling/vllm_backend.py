@@ -100,21 +100,14 @@ def generate_vllm(model_dir: str, prompt_token_ids: list[list[int]], *, n: int, 
     return rows
 
 
-def vllm_python() -> str | None:
-    """The interpreter that has vLLM: $RLVR_VLLM_PYTHON, else <repo>/.venv-vllm/bin/python, else None."""
-    env = os.environ.get("RLVR_VLLM_PYTHON")
-    if env:
-        return env
-    repo_venv = Path(__file__).resolve().parents[3] / ".venv-vllm" / "bin" / "python"
-    return str(repo_venv) if repo_venv.exists() else None
-
-
 def run_in_vllm_env(request: dict | list[dict], python: str | None = None) -> list[dict] | list[list[dict]]:
     """Run `generate_vllm(**request)` in the vLLM interpreter; stdout/stderr pass through to our log.
 
     A list of requests (same model and engine options) shares one engine start and returns a
     list of row lists.
     """
+    from rlvr_support.sampling.vllm_env import vllm_python  # here only: the vLLM side runs this file as a script
+
     python = python or vllm_python()
     if python is None:
         raise ValueError("sampling.backend vllm: vllm is not importable here and no vLLM environment was found "

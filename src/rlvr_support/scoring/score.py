@@ -3,14 +3,18 @@
 Tasks (prompt field `task`):
   math  -> reward = answer correct (math-verify, `verifiers.math`); prompts with
            `scorer: reasoning_gym` use reasoning_gym's score_answer >= 1.0 instead
-  if    -> reward = IFEval prompt-level strict accuracy (`verifiers.ifeval`; IFBench's and
-           IF-RLVR's training instruction ids are scored the same way, `verifiers.ifbench`,
-           `verifiers.iftrain`)
+  if    -> reward = IFEval prompt-level strict accuracy (the protocol `verifiers.instructions`;
+           IFEval's, IFBench's and IF-RLVR's training instruction ids are scored the same way by
+           their families `verifiers.ifeval`, `verifiers.ifbench`, `verifiers.iftrain`)
   joint -> reward = MathIF hard accuracy (`verifiers.joint`); soft in `joint_soft`
+
+The verifiers are loaded by family (`verifiers.families`), only for the rows that need them and
+only among the families the job named: this module imports none of them, so a job's code hash
+covers the verifiers of its own data (lineage/job_code.py).
 
 `reasoning="after_think"` scores only the final part of each text (after the last
 `</think>`, inside `<answer>...</answer>` if present) for both the math answer and
-the instructions; see `verifiers.ifeval.strip_reasoning`. `math_extraction` is how the
+the instructions; see `scoring.reasoning.strip_reasoning`. `math_extraction` is how the
 math answer is found: strict (marked answers only) or lenient (math-verify's own extraction;
 `verifiers.math.EXTRACTIONS`).
 """
@@ -20,25 +24,27 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
+from typing import NamedTuple
 
 import pandas as pd
 
 from rlvr_support.config.benchmarks import prompt_benchmark
 from rlvr_support.config.defaults import SCORING_DEFAULTS
 from rlvr_support.storage.atomic import MissingColumnError
-from rlvr_support.scoring.verifiers.ifeval import (
-    IFResult,
-    InstructionError,
-    languages_prefetched,
-    score_if,
-    strip_reasoning,
-    validate_instructions,
-)
+from rlvr_support.scoring.reasoning import strip_reasoning
+from rlvr_support.scoring.verifiers import families
 from rlvr_support.scoring.verifiers.joint import score_joint
-from rlvr_support.scoring.verifiers.math import MathResult, score_math_batch
-from rlvr_support.scoring.verifiers.reasoning_gym import check_task, score_rg
 
 TASKS = ("math", "if", "joint")
+
+
+class _Answer(NamedTuple):
+    """A math answer's verdict, from math-verify or from a Reasoning Gym scorer."""
+
+    correct: bool
+    extracted: str | None
+    timeout: bool
+
 SAMPLE_INPUTS = ("prompt_id", "sample_idx", "text")  # the only sample columns scoring reads
 _IF_CHUNK = 16384  # IF rows per language prefetch
 OUTPUT_COLUMNS = [
@@ -97,14 +103,15 @@ def _check_prompt(rec: dict, where: str) -> None:
         rg = rec.get("rg")
         if task != "math" or not isinstance(rg, dict) or not isinstance(rg.get("entry"), dict):
             raise ValueError(f"{where}: field 'rg': a reasoning_gym prompt needs task 'math' and rg.task, rg.entry")
-        check_task(rg.get("task"))
+        families.load("reasoning_gym").check_task(rg.get("task"))
     if task in ("if", "joint"):
         for field in ("instruction_id_list", "kwargs"):
             if not isinstance(rec.get(field), list):
                 raise ValueError(f"{where}: field {field!r}: required list for task {task!r}")
+        protocol = families.instructions()
         try:
-            validate_instructions(rec["instruction_id_list"], rec["kwargs"], rec["id"])
-        except InstructionError as e:
+            protocol.validate_instructions(rec["instruction_id_list"], rec["kwargs"], rec["id"])
+        except protocol.InstructionError as e:
             raise ValueError(f"{where}: field 'instruction_id_list'/'kwargs': {e}") from None
 
 
@@ -140,35 +147,39 @@ def score_samples(
     # Math for math + joint rows, in one batch (dedup and caching happen inside).
     # Reasoning Gym prompts (`scorer: reasoning_gym`) are scored by reasoning_gym's own
     # score_answer, binarised at 1.0 (verifiers.reasoning_gym); they never reach math-verify.
-    rg_res = {i: score_rg(texts[i], prompts[pids[i]]["rg"]["task"], prompts[pids[i]]["rg"]["entry"])
-              for i, t in enumerate(tasks) if t == "math" and prompts[pids[i]].get("scorer") == "reasoning_gym"}
-    math_rows = [i for i, t in enumerate(tasks) if t in ("math", "joint") and i not in rg_res]
-    math_res: dict[int, MathResult] = {}
+    rg_rows = [i for i, t in enumerate(tasks) if t == "math" and prompts[pids[i]].get("scorer") == "reasoning_gym"]
+    math_res: dict[int, _Answer] = {}
+    if rg_rows:
+        rg = families.load("reasoning_gym")
+        for i in rg_rows:
+            r = rg.score_rg(texts[i], prompts[pids[i]]["rg"]["task"], prompts[pids[i]]["rg"]["entry"])
+            math_res[i] = _Answer(r.correct, r.extracted, False)
+    math_rows = [i for i, t in enumerate(tasks) if t in ("math", "joint") and i not in math_res]
     if math_rows:
-        results = score_math_batch(
+        results = families.load("math").score_math_batch(
             [texts[i] for i in math_rows],
             [str(prompts[pids[i]]["answer"]) for i in math_rows],
             timeout_s=timeout_s,
             workers=workers,
             extraction=math_extraction,
         )
-        math_res = dict(zip(math_rows, results))
-    math_res.update({i: MathResult(r.correct, r.extracted, False, None) for i, r in rg_res.items()})
+        math_res.update({i: _Answer(r.correct, r.extracted, r.timeout) for i, r in zip(math_rows, results)})
 
-    # IF for if + joint rows; identical (prompt, text) pairs are scored once. The
-    # texts langdetect will be asked about are detected first, in one batch per
-    # chunk (batched detection is ~30x faster; chunks bound the memory it holds).
-    if_res: dict[int, IFResult] = {}
-    memo: dict[tuple[str, str], IFResult] = {}
+    # IF for if + joint rows; identical (prompt, text) pairs are scored once. What a family
+    # prefetches for them (IFEval: the texts langdetect will be asked about) is fetched first,
+    # in one batch per chunk (batched detection is ~30x faster; chunks bound the memory it holds).
+    if_res: dict = {}
+    memo: dict = {}
     if_rows = [i for i, t in enumerate(tasks) if t in ("if", "joint")]
+    protocol = families.instructions() if if_rows else None
     for start in range(0, len(if_rows), _IF_CHUNK):
         chunk = if_rows[start : start + _IF_CHUNK]
         keys = list(dict.fromkeys((pids[i], texts[i]) for i in chunk if (pids[i], texts[i]) not in memo))
         recs = [prompts[pid] for pid, _ in keys]
         items = [(text, r["instruction_id_list"], r["kwargs"], r["prompt"]) for (_, text), r in zip(keys, recs)]
-        with languages_prefetched(items):
+        with protocol.prefetched(items):
             for key, item in zip(keys, items):
-                memo[key] = score_if(*item)
+                memo[key] = protocol.score_if(*item)
         for i in chunk:
             if_res[i] = memo[(pids[i], texts[i])]
 

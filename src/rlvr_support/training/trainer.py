@@ -43,10 +43,9 @@ from trl.trainer.utils import add_fused_lm_head
 
 from rlvr_support.config.defaults import with_remedy_defaults
 from rlvr_support.scoring.rewards import SUCCESS
-from rlvr_support.training import advantages as adv
+from rlvr_support.training import remedy_code  # advantages.py, memory_net.py: loaded by the remedies on
 from rlvr_support.training.frozen import (copy_weights, load_frozen, needs_reference, place_frozen,
                                           teacher_shares_reference, uses_trl_kl)
-from rlvr_support.training.memory_net import MemoryLogitsProcessor, MemoryTrainer
 from rlvr_support.training.vllm_rollouts import colocated_engine, is_cpu_engine, sync_cpu_engine
 from rlvr_support.sampling.fast import fast_supported, sample_ids
 from rlvr_support.sampling.prompts import left_pad
@@ -124,7 +123,9 @@ class SupportGRPOTrainer(GRPOTrainer):
         self._memory = None
         if "memory" in r:
             mc = r["memory"]
-            self._memory = MemoryTrainer(len(self._tokenizer), mc["hidden"], mc["lr"], mc["steps"], seed=self.args.seed)
+            memory_net = remedy_code.load(r, "memory_net")
+            self._memory = memory_net.MemoryTrainer(len(self._tokenizer), mc["hidden"], mc["lr"], mc["steps"],
+                                                    seed=self.args.seed)
         self._route_gen = torch.Generator().manual_seed(self.args.seed + 7919)
         self._routed_len: list[int] | None = None
         self._last_rewards: torch.Tensor | None = None
@@ -253,8 +254,9 @@ class SupportGRPOTrainer(GRPOTrainer):
             if self.use_vllm:
                 raise ValueError("memory-calibrated sampling needs the transformers generation path (use_vllm=False)")
             mu = self.remedies["memory"]["mu"]
+            processor = remedy_code.load(self.remedies, "memory_net").MemoryLogitsProcessor
             conts = self._sample_continuations(self.accelerator.unwrap_model(self.model), cont_prompts, max_len,
-                                    processors=[lambda w: MemoryLogitsProcessor(memory.net, mu, w)])
+                                    processors=[lambda w: processor(memory.net, mu, w)])
         else:
             conts, lps = self._rollouts(cont_prompts, images, multimodal_fields, group, has_tool_images)
             if lps is not None:  # vLLM: routed tokens have no sampling logprob (NaN is neutralised by TRL)
@@ -324,6 +326,7 @@ class SupportGRPOTrainer(GRPOTrainer):
 
     def _remedy_advantages(self, out: dict, mask: torch.Tensor) -> torch.Tensor:
         r, metrics, G = self.remedies, self._metrics["train"], self.num_generations
+        adv = remedy_code.load(r, "advantages")
         weights = self.reward_weights.to(self._last_rewards.device)
         raw = (self._last_rewards * weights.unsqueeze(0)).nansum(dim=1)
         success = raw >= SUCCESS
@@ -380,6 +383,7 @@ class SupportGRPOTrainer(GRPOTrainer):
             self._capture_logps = False
         logps, self._captured_logps = self._captured_logps, None
         mask = inputs["completion_mask"] * inputs.get("tool_mask", 1)
+        adv = remedy_code.load(self.remedies, "advantages")
         per_tok = adv.per_token_kl(logps, inputs["ref_logps_remedy"], "k1")
         term = ((per_tok * mask).sum(-1) / mask.sum(-1).clamp(min=1.0)).mean()
         mode = "train" if self.model.training else "eval"

@@ -130,7 +130,7 @@ def vllm_importable() -> bool:
 def run_train_in_vllm_env(argv: list[str]) -> int:
     """Run `python -m rlvr_support <argv>` in the vLLM interpreter, this package first on its path; its
     output passes through to our log, its exit status is returned."""
-    from rlvr_support.sampling.vllm_backend import vllm_python
+    from rlvr_support.sampling.vllm_env import vllm_python
 
     python = vllm_python()
     if os.environ.get("RLVR_IN_VLLM_ENV"):

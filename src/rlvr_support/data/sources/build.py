@@ -19,8 +19,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from rlvr_support.config.benchmarks import source_name
-from rlvr_support.scoring.verifiers.ifeval import InstructionError, validate_instructions
-from rlvr_support.data.sources.formats import CONVERTERS, TASK_OF
+from rlvr_support.scoring.verifiers import families
+from rlvr_support.data.sources.formats import CONVERTERS, TASK_OF, VERIFIERS
 from rlvr_support.data.sources.rows import load_file_rows, load_hub_rows
 
 
@@ -57,6 +57,17 @@ def _task_of(src: dict) -> str | None:
     if src["format"] == "if_templates":
         return "joint" if src.get("math") else "if"
     return TASK_OF[src["format"]]
+
+
+def source_verifiers(src: dict) -> tuple[str, ...]:
+    """The verifier families that build and score one source's prompts (formats.VERIFIERS; Reasoning
+    Gym's generators check their task with its scorer, and IFEval-style templates use IFEval's ids,
+    with a Reasoning Gym question answered through math-verify when `math` is given)."""
+    if src["format"] == "reasoning_gym":
+        return ("reasoning_gym",)
+    if src["format"] == "if_templates":
+        return ("ifeval", "math", "reasoning_gym") if src.get("math") else ("ifeval",)
+    return VERIFIERS[src["format"]]
 
 
 def build_task_records(task: str, sources: list[dict],
@@ -105,9 +116,10 @@ def build_task_records(task: str, sources: list[dict],
             if task in ("if", "joint"):
                 if not rec["instruction_id_list"]:
                     raise ValueError(f"{where}, id {rec['id']}: no instructions")
+                protocol = families.instructions()
                 try:
-                    validate_instructions(rec["instruction_id_list"], rec["kwargs"], rec["id"])
-                except InstructionError as e:
+                    protocol.validate_instructions(rec["instruction_id_list"], rec["kwargs"], rec["id"])
+                except protocol.InstructionError as e:
                     raise ValueError(f"{where}: {e}") from None
             records.append(rec)
         n = sum(r["source"] == name for r in records)

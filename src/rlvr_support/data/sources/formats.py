@@ -29,11 +29,19 @@ import ast
 import json
 
 from rlvr_support.data.sources.rlvr_ifeval import map_ground_truth
-from rlvr_support.scoring.verifiers.ifbench import unavailable_reason
-from rlvr_support.scoring.verifiers.ifeval import InstructionError, validate_instructions
+from rlvr_support.scoring.verifiers import families
 
 TASK_OF = {"gsm8k": "math", "math500": "math", "deepscaler": "math", "aime24": "math", "amc23": "math",
            "minerva": "math", "ifeval": "if", "ifbench": "if", "rlvr_ifeval": "if", "iftrain": "if", "mathif": "joint", "records": None}
+# The verifier families (scoring/verifiers/families.py) that score each format's prompts: a job's
+# code hash covers those of its data's formats (data/verifiers.py), and the job loads no other.
+# RLVR-IFeval's constraints are mapped onto IFEval ids (rlvr_ifeval.py); IF-RLVR's training set
+# (IF_multi_constraints, open-instruct's IFEvalG) mixes IFEval's ids with its own 29; MathIF's
+# constraints are IFEval's. Rows already in the contract (`records`) may carry any.
+VERIFIERS = {"gsm8k": ("math",), "math500": ("math",), "deepscaler": ("math",), "aime24": ("math",),
+             "amc23": ("math",), "minerva": ("math",), "ifeval": ("ifeval",), "ifbench": ("ifbench",),
+             "rlvr_ifeval": ("ifeval",), "iftrain": ("ifeval", "iftrain"), "mathif": ("ifeval", "math"),
+             "records": families.ALL}
 
 
 def _need(row: dict, *cols: str) -> None:
@@ -96,7 +104,7 @@ def ifeval(row: dict, i: int) -> dict:
 def ifbench(row: dict, i: int) -> dict | str:
     rec = ifeval(row, i)
     for iid in rec["instruction_id_list"]:
-        reason = unavailable_reason(iid)
+        reason = families.instructions().unavailable_reason(iid)
         if reason is not None:
             # Skipped (and counted in the build log), not fatal: the other prompts stay usable.
             return f"uses {iid}, not available here ({reason})"
@@ -147,10 +155,11 @@ def iftrain(row: dict, i: int) -> dict | str:
     kwargs = [{k: (v[0] if isinstance(v, list) and v and k == _FIRST_OF_LIST.get(iid) else v)
                for k, v in (kw or {}).items() if v is not None} for iid, kw in zip(ids, spec["kwargs"])]
     key = str(row.get("key", i))
+    protocol = families.instructions()
     for iid, kw in zip(ids, kwargs):
         try:
-            validate_instructions([iid], [kw], key)
-        except InstructionError as e:
+            protocol.validate_instructions([iid], [kw], key)
+        except protocol.InstructionError as e:
             # A training row is dropped, not fatal: the build log counts these per instruction.
             return f"{iid} refused ({e})"
     return {"key": key, "prompt": users[-1], "answer": None, "instruction_id_list": ids, "kwargs": kwargs,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 
-from rlvr_support.scoring.verifiers.reasoning_gym import check_task
+from rlvr_support.scoring.verifiers import families
 
 ANSWER_FORMAT = "Give only your final answer between <answer> and </answer> tags."
 
@@ -20,7 +20,7 @@ def _jsonable(x):
 def rg_records(task_name: str, size: int, seed: int, config: dict | None = None) -> list[dict]:
     import reasoning_gym
 
-    check_task(task_name)
+    families.load("reasoning_gym").check_task(task_name)
     try:
         ds = reasoning_gym.create_dataset(task_name, size=size, seed=seed, **(config or {}))
     except (TypeError, ValueError, AssertionError) as e:

@@ -87,6 +87,9 @@ FAMILY_OF = {
     "detectable_content:postscript": "ps",
 }
 IF_INSTRUCTIONS = tuple(FAMILY_OF)
+# The verifier families (scoring/verifiers/families.py) that score each toy task: the toy world's
+# constraints are IFEval's ids only (tests/test_toyworld.py checks them with IFEval's alone).
+TASK_VERIFIERS = {"math": ("math",), "if": ("ifeval",), "joint": ("ifeval", "math")}
 # Constraints that can sit on a math answer (joint prompts); several conflict with the working
 # (PREMISES.md, premise 3): a word limit, quotes, a forbidden "step". Not english_capital: an
 # all-capital math answer (`ANSWER : 133`) is too short for langdetect to call English, so no

@@ -4,8 +4,8 @@ Verifiable Instruction Following"), re-implemented offline and deterministically
 Semantics follow AllenAI's reference code (github allenai/IFBench, `ifbench/instructions.py`):
 the same 58 instruction ids and kwargs names. IFBench scores like IFEval (strict, and loose
 over the same 8 response variants; an empty response follows nothing), so these checkers
-are registered into `ifeval`'s registry and `score_if` scores an IFBench id like an IFEval
-one. This module holds the registry, availability and kwargs checks; the checkers themselves
+are a family of the shared protocol (`instructions`, scoring/verifiers/families.py) and
+`score_if` scores an IFBench id like an IFEval one. This module holds the registry, availability and kwargs checks; the checkers themselves
 are in `ifbench_checks`.
 
 Unavailable here: `words:start_verb` (UNAVAILABLE; it needs nltk's perceptron POS-tagger
@@ -18,7 +18,7 @@ Deviations from upstream, all of them:
 1. Sentences and words. Upstream: nltk punkt (`sent_tokenize`) and `nltk.word_tokenize`,
    both needing downloaded data. Ours: `sentences.split_sentences` (punkt-like) and
    `sentences.word_tokens` (Treebank-like), then a token's final "." and edge "'" split
-   off as Treebank does (`ifbench_checks._words`); contraction suffixes ("'s", "n't") stay
+   off as Treebank does (`sentences.treebank_words`); contraction suffixes ("'s", "n't") stay
    tokens, as in nltk. Word counts are `\w+` runs of Python's `re`, as in `ifeval`;
    nltk's RegexpTokenizer also takes combining marks (e.g. the emoji variation selector
    U+FE0F) for word characters.
@@ -67,6 +67,7 @@ import functools
 import importlib.util
 
 from rlvr_support.scoring.verifiers import ifbench_checks as c
+from rlvr_support.scoring.verifiers.instructions import check_bounds
 
 UNAVAILABLE = {
     "words:start_verb": "needs nltk's averaged_perceptron_tagger_eng POS-tagger data, which cannot be "
@@ -92,8 +93,8 @@ def _installed(name: str) -> bool:
 
 
 # ---------------------------------------------------------------------------
-# Registry (the shape of ifeval's): id -> (checker, required kwargs, optional kwargs). Kinds
-# are ifeval's ("str", "int").
+# Registry (the protocol's shape, instructions.py): id -> (checker, required kwargs, optional
+# kwargs). Kinds are the protocol's ("str", "int").
 
 _S, _I = "str", "int"
 
@@ -169,21 +170,9 @@ _POSITIVE = {"count:words_japanese": ("N",), "sentence:keyword": ("N",), "words:
 _NON_EMPTY = ("options", "sep", "word", "keyword", "prompt_to_repeat") + tuple(f"keyword{i}" for i in range(1, 6))
 
 
-def check_bounds(required: dict, kw: dict, positive=(), non_empty=None) -> None:
-    """The kwargs checks IFBench and IFTrain share: an int kwarg is >= 0 (>= 1 when named in
-    `positive`), a str kwarg named in `non_empty` (None: every str kwarg) is not blank."""
-    for name, kind in required.items():
-        value = kw[name]
-        low = 1 if name in positive else 0
-        if kind == _I and value < low:
-            raise ValueError(f"kwarg {name!r} must be >= {low}, got {value}")
-        if kind == _S and (non_empty is None or name in non_empty) and not value.strip():
-            raise ValueError(f"kwarg {name!r} must not be empty, got {value!r}")
-
-
 def check_kwargs(instruction_id: str, kw: dict) -> None:
     """Raise ValueError naming the kwarg when a value is impossible (deviation 3). `kw` has
-    passed ifeval's name and type checks."""
+    passed the protocol's name and type checks (instructions.py)."""
     _, required, _ = REGISTRY[instruction_id]
     check_bounds(required, kw, _POSITIVE.get(instruction_id, ()), _NON_EMPTY)
     if instruction_id in ("ratio:stop_words", "ratio:overlap") and kw["percentage"] > 100:

@@ -16,7 +16,7 @@ import string
 import unicodedata
 from collections import Counter
 
-from rlvr_support.scoring.verifiers.sentences import count_words, split_sentences, whole_word, word_tokens
+from rlvr_support.scoring.verifiers.sentences import count_words, split_sentences, treebank_words as _words, whole_word
 
 _PUNCT = string.punctuation
 _DROP_PUNCT = str.maketrans("", "", _PUNCT)
@@ -35,22 +35,6 @@ def _strip(word: str) -> str:
 def _sentences(text: str) -> tuple[str, ...]:
     # A dozen checkers split the same response: split it once.
     return tuple(split_sentences(text))
-
-
-_SUFFIXES = frozenset({"'s", "'m", "'d", "'ll", "'re", "'ve"})
-
-
-def _words(text: str) -> list[str]:
-    """nltk.word_tokenize's tokens, approximately (deviation 1): `word_tokens` splits off
-    brackets, quotes, "?!;,:" and the like as Treebank does; Treebank also splits a
-    sentence's final period and quotes "'" at a word's edges, so those are stripped here
-    (a contraction suffix "'s" stays a token). Other symbols stay attached, as in nltk."""
-    out = []
-    for tok in word_tokens(text):
-        core = tok if tok.lower() in _SUFFIXES else tok.strip(".'")
-        if core:
-            out.append(core)
-    return out
 
 
 # ---------------------------------------------------------------------------

@@ -1,8 +1,11 @@
 r"""IFEval instruction checkers (Zhou et al. 2023, "Instruction-Following Evaluation
 for Large Language Models"), re-implemented offline and deterministically.
 
-IFBench's checkers (`ifbench`) and IF-RLVR's training constraints (`iftrain`) join this
-module's registry, so everything below (validation, strict/loose scoring) serves all three.
+This module is the IFEval family (scoring/verifiers/families.py): its 25 checkers in
+`REGISTRY`, its kwargs checks and its language detection. The protocol all instruction families
+share (kwargs validation, strict/loose scoring) is `instructions`; IFBench's checkers (`ifbench`)
+and IF-RLVR's training constraints (`iftrain`) are families of their own, so a job whose data
+uses IFEval's ids only runs (and its code hash covers) none of theirs.
 
 Semantics follow Google's reference code as vendored in lm-eval
 (`lm_eval/tasks/ifeval/instructions.py`, `utils.py`): same instruction ids, same
@@ -66,22 +69,36 @@ backtracking (see those functions).
 from __future__ import annotations
 
 import contextlib
-import functools
 import json
 import re
 from collections import OrderedDict
-from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Callable
 
-from rlvr_support.scoring.verifiers import ifbench, iftrain, langdetect_fast
+from rlvr_support.scoring.reasoning import strip_reasoning
+from rlvr_support.scoring.verifiers import langdetect_fast
+# The protocol (validation, strict/loose scoring) lives in `instructions`; its names are re-exported
+# here, where callers have always found them. Scoring through them scores every family the job
+# may load, IFBench's and IFTrain's ids included.
+from rlvr_support.scoring.verifiers.instructions import (
+    INT as _INT,
+    LIST as _LIST,
+    REL as _REL,
+    RELATIONS,
+    STR as _STR,
+    IFResult,
+    InstructionError,
+    check_instruction,
+    loose_variants,
+    score_if,
+    validate_instructions,
+)
 from rlvr_support.scoring.verifiers.sentences import count_sentences, count_words, whole_word, word_tokens
 
-RELATIONS = ("less than", "at least")
+__all__ = ["RELATIONS", "IFResult", "InstructionError", "check_instruction", "loose_variants", "score_if",
+           "strip_reasoning", "validate_instructions", "INSTRUCTION_IDS", "REGISTRY", "detect_language",
+           "detect_languages", "clear_language_cache", "languages_prefetched"]
+
 _CONSTRAINED_RESPONSES = ("My answer is yes.", "My answer is no.", "My answer is maybe.")
-
-
-class InstructionError(ValueError):
-    """Bad instruction id or kwargs in the prompt data."""
 
 
 # ---------------------------------------------------------------------------
@@ -406,9 +423,7 @@ def _no_comma(v, kw, _):
 # ---------------------------------------------------------------------------
 # Registry: id -> (checker, required kwargs {name: type}, optional kwargs).
 
-_STR, _INT, _LIST, _REL = "str", "int", "list[str]", "relation"
-
-_REGISTRY: dict[str, tuple[Callable[[str, dict, str], bool], dict[str, str], dict[str, str]]] = {
+REGISTRY: dict[str, tuple[Callable[[str, dict, str], bool], dict[str, str], dict[str, str]]] = {
     "keywords:existence": (_existence, {"keywords": _LIST}, {}),
     "keywords:frequency": (_frequency, {"keyword": _STR, "frequency": _INT, "relation": _REL}, {}),
     "keywords:forbidden_words": (_forbidden, {"forbidden_words": _LIST}, {}),
@@ -464,70 +479,11 @@ _REGISTRY: dict[str, tuple[Callable[[str, dict, str], bool], dict[str, str], dic
     "punctuation:no_comma": (_no_comma, {}, {}),
 }
 
-INSTRUCTION_IDS: tuple[str, ...] = tuple(_REGISTRY)  # IFEval's 25; IFBench's and IFTrain's are in ifbench, iftrain
-
-# IFBench's checkers take the same (response, kwargs, prompt) and are scored by the same
-# strict/loose protocol, so one registry serves both benchmarks.
-_REGISTRY.update(ifbench.REGISTRY)
-# IF-RLVR's training constraints (`iftrain`) join the same way; no id is shared.
-if set(_REGISTRY) & set(iftrain.REGISTRY):
-    raise RuntimeError(f"instruction ids in two registries: {sorted(set(_REGISTRY) & set(iftrain.REGISTRY))}")
-_REGISTRY.update(iftrain.REGISTRY)
+INSTRUCTION_IDS: tuple[str, ...] = tuple(REGISTRY)  # IFEval's 25; IFBench's and IFTrain's are in ifbench, iftrain
 
 
-# ---------------------------------------------------------------------------
-# Validation and kwargs normalisation.
-
-
-def _check_type(value: Any, kind: str) -> Any:
-    """Return the normalised value, or raise TypeError/ValueError with a reason."""
-    if kind == _STR:
-        if not isinstance(value, str):
-            raise TypeError(f"expected a string, got {type(value).__name__}")
-        return value
-    if kind == _REL:
-        if value not in RELATIONS:
-            raise ValueError(f"expected one of {RELATIONS}, got {value!r}")
-        return value
-    if kind == _INT:
-        # Data loaded through pandas may carry ints as floats (3.0): accept those.
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise TypeError(f"expected an integer, got {type(value).__name__}")
-        if isinstance(value, float) and not value.is_integer():
-            raise TypeError(f"expected an integer, got {value!r}")
-        return int(value)
-    if kind == _LIST:
-        if isinstance(value, str) or not all(isinstance(x, str) for x in value):
-            raise TypeError("expected a list of strings")
-        return tuple(value)
-    raise AssertionError(kind)
-
-
-def _normalise(instruction_id: str, kwargs: dict) -> dict:
-    """Drop None-valued keys, check names and types. Raises (Key|Type|Value)Error."""
-    reason = ifbench.unavailable_reason(instruction_id)
-    if reason is not None:
-        raise KeyError(f"IFBench instruction {instruction_id!r} is not available here: {reason}")
-    if instruction_id not in _REGISTRY:
-        raise KeyError(f"unknown instruction id {instruction_id!r}")
-    if kwargs is None:
-        kwargs = {}
-    if not isinstance(kwargs, dict):
-        raise TypeError(f"kwargs must be a dict, got {type(kwargs).__name__}")
-    _, required, optional = _REGISTRY[instruction_id]
-    given = {k: v for k, v in kwargs.items() if v is not None}
-    out = {}
-    for name, value in given.items():
-        kind = required.get(name) or optional.get(name)
-        if kind is None:
-            raise KeyError(f"unknown kwarg {name!r} (expected {sorted(required) + sorted(optional)})")
-        try:
-            out[name] = _check_type(value, kind)
-        except (TypeError, ValueError) as e:
-            raise type(e)(f"kwarg {name!r}: {e}") from None
-    missing = [name for name in required if name not in out]
-    if missing:
-        raise KeyError(f"missing required kwarg(s) {missing}")
+def check_kwargs(instruction_id: str, out: dict) -> None:
+    """IFEval's value checks, after the protocol's name and type checks (instructions._normalise)."""
     if instruction_id == "keywords:letter_frequency" and len(out["letter"].strip()) != 1:
         # Any single character, punctuation included, as Google's IFEval (deviation 3).
         raise ValueError(f"kwarg 'letter': expected exactly one character, got {out['letter']!r}")
@@ -537,106 +493,10 @@ def _normalise(instruction_id: str, kwargs: dict) -> dict:
         raise ValueError(f"kwarg 'prompt_to_repeat' must not be empty, got {repeat!r}")
     if instruction_id == "length_constraints:nth_paragraph_first_word" and out["nth_paragraph"] < 1:
         raise ValueError("kwarg 'nth_paragraph' must be >= 1")
-    if instruction_id in ifbench.REGISTRY:
-        ifbench.check_kwargs(instruction_id, out)
-    if instruction_id in iftrain.REGISTRY:
-        iftrain.check_kwargs(instruction_id, out)
-    return out
-
-
-def validate_instructions(instruction_id_list: list[str], kwargs: list[dict], prompt_id: str) -> None:
-    """Raise InstructionError naming the prompt and instruction if the spec is bad."""
-    if isinstance(instruction_id_list, str) or not hasattr(instruction_id_list, "__len__"):
-        raise InstructionError(f"prompt {prompt_id!r}: instruction_id_list must be a list")
-    if kwargs is None or isinstance(kwargs, (str, dict)) or len(kwargs) != len(instruction_id_list):
-        n = None if kwargs is None or isinstance(kwargs, (str, dict)) else len(kwargs)
-        raise InstructionError(
-            f"prompt {prompt_id!r}: kwargs must be a list with one dict per instruction "
-            f"({len(instruction_id_list)} instructions {list(instruction_id_list)}, "
-            f"got {n if n is not None else type(kwargs).__name__})"
-        )
-    for iid, kw in zip(instruction_id_list, kwargs):
-        try:
-            _normalise(iid, kw)
-        except (KeyError, TypeError, ValueError) as e:
-            msg = e.args[0] if e.args else str(e)
-            raise InstructionError(f"prompt {prompt_id!r}, instruction {iid!r}: {msg}") from None
-
-
-@functools.lru_cache(maxsize=4096)
-def _normalise_cached(instruction_id: str, frozen: tuple) -> dict:
-    return _normalise(instruction_id, {k: (list(v) if isinstance(v, tuple) else v) for k, v in frozen})
-
-
-def _freeze(kwargs: dict | None) -> tuple:
-    if not kwargs:
-        return ()
-    return tuple(
-        sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in kwargs.items() if v is not None)
-    )
-
-
-def _prepared(instruction_id: str, kwargs: dict | None) -> dict:
-    try:
-        return _normalise_cached(instruction_id, _freeze(kwargs))
-    except TypeError:  # unhashable value: fall back to the uncached path
-        return _normalise(instruction_id, kwargs or {})
 
 
 # ---------------------------------------------------------------------------
-# Public scoring API.
-
-
-def check_instruction(instruction_id: str, response: str, kwargs: dict, prompt: str) -> bool:
-    """Strict check of one instruction. Raises InstructionError on bad id/kwargs."""
-    try:
-        kw = _prepared(instruction_id, kwargs)
-    except (KeyError, TypeError, ValueError) as e:
-        msg = e.args[0] if e.args else str(e)
-        raise InstructionError(f"instruction {instruction_id!r}: {msg}") from None
-    if not response.strip():  # upstream: `response.strip() and check(...)`
-        return False
-    return bool(_REGISTRY[instruction_id][0](response, kw, prompt))
-
-
-def loose_variants(response: str) -> list[str]:
-    """IFEval's 8 loose variants (lm-eval utils.test_instruction_following_loose)."""
-    lines = response.split("\n")
-    drop_first = "\n".join(lines[1:]).strip()
-    drop_last = "\n".join(lines[:-1]).strip()
-    drop_both = "\n".join(lines[1:-1]).strip()
-    variants = [response, response.replace("*", ""), drop_first, drop_last, drop_both]
-    variants += [drop_first.replace("*", ""), drop_last.replace("*", ""), drop_both.replace("*", "")]
-    return variants
-
-
-_THINK_END = "</think>"
-
-
-def strip_reasoning(text: str, reasoning: str = "none") -> str:
-    """Select the part of a response that the verifiers score.
-
-    reasoning="none": the whole text.
-    reasoning="after_think": the text after the last "</think>" (the whole text when
-    there is none), then, if it contains "<answer>...</answer>", the content of the
-    last such block (between the last "</answer>" and the "<answer>" before it). Reasoning models state constraints in their thinking; scoring
-    only the final part keeps those drafts from counting for or against them.
-    """
-    if reasoning == "none":
-        return text
-    if reasoning != "after_think":
-        raise ValueError(f"reasoning must be 'none' or 'after_think', got {reasoning!r}")
-    cut = text.rfind(_THINK_END)
-    if cut >= 0:
-        text = text[cut + len(_THINK_END) :]
-    # Last block = up to the last "</answer>", from the "<answer>" before it. Found
-    # with rfind (a lazy regex would rescan to the end from every "<answer>").
-    close = text.rfind("</answer>")
-    if close >= 0:
-        open_ = text.rfind("<answer>", 0, close)
-        if open_ >= 0:
-            text = text[open_ + len("<answer>") : close]
-    return text
+# Language detection ahead of scoring.
 
 
 def _asks_language(instruction_id: str, text: str) -> bool:
@@ -693,51 +553,5 @@ def _pin(texts: list[str]) -> None:
     _PINNED.update(zip(texts, detect_languages(texts)))
 
 
-@dataclass(frozen=True)
-class IFResult:
-    """Per-instruction strict and loose outcomes for one response."""
-
-    strict: tuple[bool, ...]
-    loose: tuple[bool, ...]
-
-    @property
-    def prompt_strict(self) -> bool:
-        return all(self.strict)
-
-    @property
-    def prompt_loose(self) -> bool:
-        return all(self.loose)
-
-    @property
-    def frac_strict(self) -> float:
-        return sum(self.strict) / len(self.strict) if self.strict else 1.0
-
-    @property
-    def frac_loose(self) -> float:
-        return sum(self.loose) / len(self.loose) if self.loose else 1.0
-
-
-def score_if(
-    response: str,
-    instruction_id_list: list[str],
-    kwargs: list[dict],
-    prompt: str,
-    reasoning: str = "none",
-) -> IFResult:
-    """Score one response against its instructions, strict and loose (IFEval)."""
-    if len(kwargs) != len(instruction_id_list):
-        raise InstructionError(
-            f"kwargs has {len(kwargs)} entries for {len(instruction_id_list)} instructions"
-        )
-    text = strip_reasoning(response, reasoning)
-    variants = None
-    strict, loose = [], []
-    for iid, kw in zip(instruction_id_list, kwargs):
-        ok = check_instruction(iid, text, kw, prompt)
-        strict.append(ok)
-        if not ok:  # loose >= strict since variant 0 is the response itself
-            if variants is None:
-                variants = loose_variants(text)[1:]
-            ok = any(check_instruction(iid, v, kw, prompt) for v in variants)
-        loose.append(ok)
-    return IFResult(strict=tuple(strict), loose=tuple(loose))
+# The protocol's hook (instructions.prefetched).
+prefetched = languages_prefetched

@@ -5,7 +5,7 @@ Semantics follow AllenAI's reference code (github allenai/open-instruct,
 `open_instruct/IFEvalG/instructions.py`, ids from `instructions_registry.py`): the same
 instruction ids, with their `copy:`, `new:`, `first_word:`... prefixes, and kwargs names.
 They are scored like IFEval (strict, and loose over the same 8 response variants; an empty
-response follows nothing), so they are registered into `ifeval`'s registry next to IFBench's.
+response follows nothing): a family of the shared protocol (`instructions`), like IFBench's.
 Each checker takes (response, kwargs-without-None, prompt) and returns bool; the response is
 never executed or parsed as code, and every scan is linear in its length.
 
@@ -15,7 +15,7 @@ Deviations from upstream, all of them:
    (`instructions_util.split_into_sentences`, which breaks after every ".", "?" and "!" that
    its abbreviation rules do not protect) and tokenises with `nltk.word_tokenize` (downloaded
    data). Ours: `sentences.split_sentences` (punkt-like: a break needs whitespace after the
-   mark) and `ifbench_checks._words` (Treebank-like; punctuation tokens such as "," or a final
+   mark) and `sentences.treebank_words` (Treebank-like; punctuation tokens such as "," or a final
    "." are not words). So `count:counting_composition` counts words, not nltk tokens (upstream
    counts "Go home." as 3), `count:count_unique` ignores repeated punctuation (upstream fails
    any response with two commas), and `keywords:keyword_specific_position` counts positions
@@ -56,9 +56,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from rlvr_support.scoring.verifiers.ifbench import check_bounds
-from rlvr_support.scoring.verifiers.ifbench_checks import _words
-from rlvr_support.scoring.verifiers.sentences import split_sentences
+from rlvr_support.scoring.verifiers.instructions import check_bounds
+from rlvr_support.scoring.verifiers.sentences import split_sentences, treebank_words as _words
 
 _RELATIONS = ("less than", "at least")
 
@@ -295,8 +294,8 @@ def letter_counting2(v, kw, _):
 
 
 # ---------------------------------------------------------------------------
-# Registry (the shape of ifeval's): id -> (checker, required kwargs, optional kwargs). Kinds
-# are ifeval's ("str", "int", "relation").
+# Registry (the protocol's shape, instructions.py): id -> (checker, required kwargs, optional
+# kwargs). Kinds are the protocol's ("str", "int", "relation").
 
 _S, _I, _R = "str", "int", "relation"
 _P = {"prompt_to_repeat": _S}
@@ -357,7 +356,7 @@ _POSITIVE = {
 
 def check_kwargs(instruction_id: str, kw: dict) -> None:
     """Raise ValueError naming the kwarg when a value is impossible (deviation 3). `kw` has
-    passed ifeval's name and type checks."""
+    passed the protocol's name and type checks (instructions.py)."""
     _, required, _ = REGISTRY[instruction_id]
     check_bounds(required, kw, _POSITIVE.get(instruction_id, ()))
     if instruction_id == "copy:repeat_phrase" and len(kw["phrase"].split()) < 2:

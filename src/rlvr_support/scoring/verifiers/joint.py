@@ -8,8 +8,11 @@ correctness separately, so soft accuracy here does not include it.
 
 from __future__ import annotations
 
-from rlvr_support.scoring.verifiers.ifeval import IFResult
-from rlvr_support.scoring.verifiers.math import MathResult
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # types only: a joint job's code covers the verifier families it names, no others
+    from rlvr_support.scoring.verifiers.instructions import IFResult
+    from rlvr_support.scoring.verifiers.math import MathResult
 
 
 def score_joint(math_result: MathResult, if_result: IFResult) -> tuple[float, float]:

@@ -129,3 +129,20 @@ def whole_word(word: str) -> re.Pattern:
     head = r"(?<!\w)" if re.match(r"\w", word[:1]) else ""
     tail = r"(?!\w)" if re.match(r"\w", word[-1:]) else ""
     return re.compile(head + re.escape(word) + tail, re.IGNORECASE)
+
+
+_SUFFIXES = frozenset({"'s", "'m", "'d", "'ll", "'re", "'ve"})
+
+
+def treebank_words(text: str) -> list[str]:
+    """nltk.word_tokenize's tokens, approximately (IFBench's deviation 1, shared by IFTrain):
+    `word_tokens` splits off brackets, quotes, "?!;,:" and the like as Treebank does; Treebank
+    also splits a sentence's final period and quotes "'" at a word's edges, so those are
+    stripped here (a contraction suffix "'s" stays a token). Other symbols stay attached, as in
+    nltk."""
+    out = []
+    for tok in word_tokens(text):
+        core = tok if tok.lower() in _SUFFIXES else tok.strip(".'")
+        if core:
+            out.append(core)
+    return out

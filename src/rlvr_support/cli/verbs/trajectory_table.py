@@ -1,8 +1,9 @@
-"""CLI verbs of the training trajectories: metrics of every saved checkpoint and their association
-across checkpoints (analysis.trajectory), and their two figures.
+"""`python -m rlvr_support trajectory-table`: pass@1, best@k, coverage@k, answer entropy and solution-
+style shares of every checkpoint of a training trajectory (the first k samples of each prompt, CI
+over prompts), and the Pearson / Spearman association of each style share with best@k across
+checkpoints.
 
-Registered into `python -m rlvr_support` by cli.build_parser. Tables are written as CSV with a
-Markdown twin beside them.
+Run by `trajectory_table` (workflow/rules/trajectory.smk); registered by cli/main.py.
 """
 
 from __future__ import annotations
@@ -43,24 +44,7 @@ def cmd_trajectory_table(a):
     print(association_markdown(assoc))
 
 
-def cmd_figure_trajectory(a):
-    import pandas as pd
-
-    from rlvr_support.figures.trajectory_curves import plot_trajectory_curves
-
-    plot_trajectory_curves(pd.read_csv(a.table), a.eval_set, a.out)
-
-
-def cmd_figure_association(a):
-    import pandas as pd
-
-    from rlvr_support.figures.association_scatter import plot_association_scatter
-
-    plot_association_scatter(pd.read_csv(a.table), pd.read_csv(a.association), a.eval_set, a.out, x=a.x, y=a.y)
-
-
 def register(verb) -> None:
-    """Add the verbs; ``verb(name, fn, help)`` returns an argparse sub-parser."""
     s = verb("trajectory-table", cmd_trajectory_table,
              "pass@1, best@k, coverage@k, answer entropy and solution-style shares of every checkpoint of a "
              "training trajectory (the first k samples of each prompt, CI over prompts), and the Pearson / "
@@ -73,19 +57,3 @@ def register(verb) -> None:
     s.add_argument("--out", required=True, help="trajectory CSV (a .md is written beside it)")
     s.add_argument("--out-association", required=True, help="association CSV (a .md is written beside it)")
     s.set_defaults(prov_inputs=["point_files"], point_files=[])
-
-    s = verb("figure-trajectory", cmd_figure_trajectory,
-             "Metrics against training step for one eval set: a row per metric, a column per benchmark, "
-             "a line per run.")
-    s.add_argument("--table", required=True, help="the trajectory-table CSV")
-    s.add_argument("--eval-set", required=True)
-    s.add_argument("--out", required=True, help="<name>.png; the PDF is written beside it")
-
-    s = verb("figure-association", cmd_figure_association,
-             "A style share against best@k at every checkpoint of one eval set, per benchmark, with Pearson r.")
-    s.add_argument("--table", required=True, help="the trajectory-table CSV")
-    s.add_argument("--association", required=True, help="the association CSV of the same table")
-    s.add_argument("--eval-set", required=True)
-    s.add_argument("--x", default="share:answer", help="the share on x (default: %(default)s)")
-    s.add_argument("--y", default="best@k", help="the metric on y (default: %(default)s)")
-    s.add_argument("--out", required=True, help="<name>.png; the PDF is written beside it")

@@ -1,5 +1,10 @@
-"""CLI verb `budget`: what a study will cost before it runs (rule `budget`, workflow/rules/budget.smk).
-Registered into `python -m rlvr_support` by cli.build_parser."""
+"""`python -m rlvr_support budget`: a study's budget before it runs: per rule kind, generated tokens
+and scored samples, GPU-hours, disk for samples and checkpoints, and jobs; sequence counts are
+exact, lengths and throughputs are the config's `budget` assumptions or, with --measured, measured
+on an earlier run.
+
+Run by `budget` (workflow/rules/budget.smk); registered by cli/main.py.
+"""
 
 from __future__ import annotations
 

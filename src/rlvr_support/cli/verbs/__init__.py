@@ -1,0 +1,1 @@
+"""The CLI's verbs, one module each (cli/main.py finds and registers them)."""

@@ -1,0 +1,24 @@
+"""`python -m rlvr_support audit`: lineage of a result down to data, config and code, re-checking every
+sha256 (exit 1 names the first file that no longer matches); with --row, explain one number.
+
+Run by no rule (run by hand); registered by cli/main.py.
+"""
+
+from __future__ import annotations
+
+
+
+def cmd_audit(a):
+    from rlvr_support.lineage.audit import run
+
+    return run(a.file, row=a.row, column=a.column)
+
+
+def register(verb) -> None:
+    s = verb("audit", cmd_audit, "Lineage of a result down to data, config and code, re-checking every "
+             "sha256 (exit 1 names the first file that no longer matches); with --row, explain one number.")
+    s.add_argument("file", help="a table, figure or any file with a .prov.json sidecar; or a folder (results/): "
+                   "every file under it")
+    s.add_argument("--row", help="select one table row: col=value,col=value (e.g. chain=math,eval_set=if,metric=pass@k,k=1)")
+    s.add_argument("--column", default="mean", help="the column of that row to explain (default: mean)")
+    s.set_defaults(prov=False)

@@ -1,0 +1,45 @@
+"""`python -m rlvr_support openings-table`: opening distributions, rank shifts and styles per
+checkpoint.
+
+Run by `openings_table` (workflow/rules/support.smk); registered by cli/main.py.
+"""
+
+from __future__ import annotations
+
+from rlvr_support.cli.args import json_arg as _json
+from rlvr_support.cli.tables import write_table
+
+CFG_HELP = "the config's `analysis` section as JSON"
+
+
+def cmd_openings_table(a):
+    from rlvr_support.analysis.openings_table import openings_tables
+    from rlvr_support.analysis.runs import parse_files
+    from rlvr_support.storage.atomic import write_text
+
+    tok = None
+    if a.tokenizer:
+        from transformers import AutoTokenizer
+
+        from rlvr_support.models.loading import checkpoint_dir
+
+        tok = AutoTokenizer.from_pretrained(checkpoint_dir(a.tokenizer))
+    c = a.cfg
+    shift, summary, styles = openings_tables(parse_files(a.samples, a.samples_root), m=c["opening_tokens"],
+                                             top=c["openings_top"], n_boot=c["bootstrap"], ci=c["ci"],
+                                             seed=c["seed"], tokenizer=tok)
+    write_table(shift, a.out)
+    write_table(summary, a.out_summary)
+    write_text(a.out_styles, styles.to_csv(index=False, float_format="%.6f"))
+    print(summary.to_string())
+
+
+def register(verb) -> None:
+    s = verb("openings-table", cmd_openings_table, "Opening distributions, rank shifts and styles per checkpoint.")
+    s.add_argument("--samples", nargs="+", required=True)
+    s.add_argument("--samples-root", required=True)
+    s.add_argument("--tokenizer", help="a checkpoint manifest whose tokenizer decodes the openings")
+    s.add_argument("--cfg", type=_json, required=True, help=CFG_HELP)
+    s.add_argument("--out", required=True, help="rank-shift CSV")
+    s.add_argument("--out-summary", required=True, help="per-chain summary CSV")
+    s.add_argument("--out-styles", required=True, help="style-share CSV")

@@ -1,0 +1,38 @@
+"""`python -m rlvr_support passk-table`: pass@k / best@k / coverage with bootstrap CIs, and the
+headline table.
+
+Run by `passk_table` (workflow/rules/analyse.smk), `large_k_table` (workflow/rules/large_k.smk);
+registered by cli/main.py.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rlvr_support.cli.args import json_arg as _json
+
+
+def cmd_passk_table(a):
+    from rlvr_support.analysis.markdown import ci_markdown
+    from rlvr_support.analysis.passk_table import headline_table, passk_table
+    from rlvr_support.analysis.scores import parse_score_path
+    from rlvr_support.storage.atomic import write_text
+
+    files = [parse_score_path(p, a.scores_root) for p in a.scores]
+    table = passk_table(files, n_boot=a.cfg["bootstrap"], ci=a.cfg["ci"], seed=a.cfg["seed"])
+    write_text(a.out, table.to_csv(index=False, float_format="%.6f"))
+    if a.headline:
+        head = headline_table(table)
+        write_text(a.headline, head.to_csv(index=False, float_format="%.6f"))
+        md = ci_markdown(head, ["pass@1", "best@kmax", "coverage@kmax"])
+        write_text(Path(a.headline).with_suffix(".md"), md)
+        print(md)
+
+
+def register(verb) -> None:
+    s = verb("passk-table", cmd_passk_table, "pass@k / best@k / coverage with bootstrap CIs, and the headline table.")
+    s.add_argument("--scores", nargs="+", required=True)
+    s.add_argument("--scores-root", required=True)
+    s.add_argument("--cfg", type=_json, required=True, help="the config's `analysis` section as JSON")
+    s.add_argument("--out", required=True)
+    s.add_argument("--headline", help="also write the headline table here (CSV, and .md beside it)")
