@@ -32,7 +32,7 @@ def cmd_pilot(a):
         from rlvr_support.training.vllm_rollouts import run_train_in_vllm_env, vllm_importable
 
         if not vllm_importable():  # TRL's colocated engine lives in the vLLM environment here
-            return run_train_in_vllm_env(a.argv)
+            return run_train_in_vllm_env(a.prov_argv)
         if a.quick:  # vLLM's CPU backend has no sleep mode (a GPU feature)
             rl["vllm"] = {**(rl.get("vllm") or {}), "enable_sleep_mode": False}
     sampling = {**cfg["sampling"], **({"backend": a.sample_backend} if a.sample_backend else {})}
