@@ -87,7 +87,8 @@ def main(argv: list[str] | None = None) -> int:
     warnings.filterwarnings("ignore", category=FutureWarning)
     argv = sys.argv[1:] if argv is None else list(argv)
     args = build_parser().parse_args(argv)
-    args.prov_argv = argv  # (prov_*: not a file argument) a verb that re-runs itself in another interpreter (the vLLM environment) passes them on
+    # a verb that re-runs itself in the vLLM environment passes these on (prov_*: no file argument of the sidecar)
+    args.prov_argv = argv
     stay_offline(args.verb)
     if args.verb == "train" and args.cfg.get("rollout_backend") == "vllm":
         from rlvr_support.training.vllm_rollouts import run_train_in_vllm_env, vllm_importable
