@@ -17,7 +17,7 @@ from rlvr_support.config.benchmarks import benchmark_sampling, eval_benchmarks, 
 from rlvr_support.config.chains import distill_teacher, parent_chain, parse_chain
 from rlvr_support.config.revisions import unpinned_revisions
 from rlvr_support.config.checkpoints import (base_checkpoints, base_names, check_checkpoint_path,
-                                             external_checkpoints, name_problem, trajectory_cfg)
+                                             external_checkpoints, name_problem, remote_code_problem, trajectory_cfg)
 from rlvr_support.config.defaults import ANALYSIS_DEFAULTS
 
 SCHEMA = Path(__file__).resolve().parents[3] / "workflow" / "schemas" / "config.schema.yaml"
@@ -123,6 +123,10 @@ def _check_semantics(config: dict) -> None:
                               "a datasets world starts from a real model (base.kind: hf or gguf_wheel)")
         if base["kind"] == "pretrain" and base.get("prompt_format", "raw") != "raw":
             raise ConfigError(f"{where}.prompt_format: the toy model has no chat template; use raw")
+        if base["kind"] in ("hf", "local") and Path(base["path"]).expanduser().is_dir():
+            problem = remote_code_problem(base["path"])  # a hub id is checked by the base rule, once fetched
+            if problem:
+                raise ConfigError(f"{where}.path: cannot use the model: {problem}")
     for part in ("divergence", "intervention"):
         extra = sorted(set(config["analysis"].get(part, {}).get("eval_sets", [])) - set(config["eval_sets"]))
         if extra:

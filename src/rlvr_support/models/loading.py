@@ -2,6 +2,10 @@
 
 The toy model is a plain `LlamaForCausalLM`, so the toy path, the real-model path and vLLM
 share the same code: everything downstream only sees `AutoModelForCausalLM` directories.
+
+No checkpoint's own code ever runs: every load passes `trust_remote_code=False` (left unset,
+transformers asks on stdin, and `yes | snakemake ...` answers it), and a folder whose config asks
+for custom code is refused first, naming the file and key (config/checkpoints.py).
 """
 
 from __future__ import annotations
@@ -11,6 +15,8 @@ from pathlib import Path
 
 import torch
 from transformers import AutoModelForCausalLM, AutoTokenizer, LlamaConfig, LlamaForCausalLM
+
+from rlvr_support.config.checkpoints import remote_code_problem
 
 
 def toy_llama(vocab_size: int, arch: dict, tokenizer) -> LlamaForCausalLM:
@@ -56,6 +62,16 @@ def weights_id(manifest_path: str | Path) -> str:
     return hashlib.sha256(json.dumps(sums, sort_keys=True).encode()).hexdigest()[:16]
 
 
+def load_tokenizer(model_dir: str | Path):
+    """A checkpoint's tokenizer, as it was saved (no custom code)."""
+    if problem := remote_code_problem(model_dir):
+        raise ValueError(f"cannot load the tokenizer of {model_dir}: {problem}")
+    try:
+        return AutoTokenizer.from_pretrained(model_dir, trust_remote_code=False)
+    except (OSError, ValueError) as e:
+        raise ValueError(f"cannot load the tokenizer of {model_dir}: {e}") from None
+
+
 def load_policy(manifest_or_dir: str | Path, dtype=torch.float32, device: str | None = None):
     """(model, tokenizer) from a manifest file or a model directory, in eval mode, left padding;
     on `device` (default: where transformers puts it, the CPU)."""
@@ -63,9 +79,11 @@ def load_policy(manifest_or_dir: str | Path, dtype=torch.float32, device: str | 
     model_dir = checkpoint_dir(p) if p.suffix == ".json" else p
     from safetensors import SafetensorError
 
+    if problem := remote_code_problem(model_dir):
+        raise ValueError(f"cannot load model from {model_dir}: {problem}")
     try:  # a missing, truncated or corrupt weight/tokenizer file is an error naming the checkpoint
-        model = AutoModelForCausalLM.from_pretrained(model_dir, dtype=dtype)
-        tok = AutoTokenizer.from_pretrained(model_dir)
+        model = AutoModelForCausalLM.from_pretrained(model_dir, dtype=dtype, trust_remote_code=False)
+        tok = AutoTokenizer.from_pretrained(model_dir, trust_remote_code=False)
     except (OSError, ValueError, RuntimeError, SafetensorError) as e:
         raise ValueError(f"cannot load model from {model_dir}: {e}") from None
     tok.padding_side = "left"

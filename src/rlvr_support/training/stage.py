@@ -90,6 +90,7 @@ def grpo_config(out: Path, rl: dict, seed: int, remedies: dict | None = None):
         report_to=[],
         disable_tqdm=False,
         dataloader_num_workers=0,
+        trust_remote_code=False,  # TRL's own loads (processor, vLLM rollouts): never a checkpoint's code
         **overrides,
     )
 
