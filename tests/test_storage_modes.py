@@ -35,10 +35,19 @@ def test_outputs_follow_the_umask(tmp_path, umask, mask, file_mode, dir_mode):
     atomic.write_json(tmp_path / "sub" / "b.json", {"a": 1})
     with atomic.atomic_dir(tmp_path / "model") as d:
         (d / "w.bin").write_bytes(b"w")
+        private = os.open(d / "model.safetensors", os.O_CREAT | os.O_WRONLY, 0o600)  # as safetensors writes it
+        os.close(private)
+        (d / "sub").mkdir(mode=0o700)
+    staged = tmp_path / "staged"
+    staged.mkdir(mode=0o700)
+    os.close(os.open(staged / "w.safetensors", os.O_CREAT | os.O_WRONLY, 0o600))
+    atomic.publish_dir(staged, tmp_path / "published")
     mode = lambda p: stat.S_IMODE(os.stat(p).st_mode)  # noqa: E731
     assert mode(tmp_path / "a.txt") == file_mode and mode(tmp_path / "sub" / "b.json") == file_mode
-    assert mode(tmp_path / "model") == dir_mode
+    assert mode(tmp_path / "model") == dir_mode and mode(tmp_path / "model" / "sub") == dir_mode
     assert mode(tmp_path / "model" / "w.bin") == file_mode
+    assert mode(tmp_path / "model" / "model.safetensors") == file_mode
+    assert mode(tmp_path / "published") == dir_mode and mode(tmp_path / "published" / "w.safetensors") == file_mode
 
 
 def _killed_writer(path) -> None:

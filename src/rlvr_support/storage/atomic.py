@@ -2,7 +2,8 @@
 
 Shared clusters: a finished output has the mode an ordinary `open` would give it (0666 and
 folders 0777, less the umask), not mkstemp's private 0600/0700, so colleagues can read
-results. It is fsynced before the rename and its folder after, so a crash right after a job
+results; a published folder's files get it too, whatever wrote them (safetensors writes its
+weights 0600: `shared_modes`). It is fsynced before the rename and its folder after, so a crash right after a job
 "finished" cannot leave a renamed but empty file. A temp file is named
 `.<name>.tmp-<pid>-<random><suffix>`; one whose process is gone (a SIGKILL mid-write) is
 removed when a job next writes that output (`remove_stale_temps`).
@@ -134,10 +135,24 @@ def atomic_dir(path: str | os.PathLike):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def shared_modes(root: str | os.PathLike) -> None:
+    """Give `root` and every folder and file under it the mode the umask gives a new one (0777 / 0666
+    less the umask). Some writers create private files whatever the umask says: safetensors writes
+    model.safetensors 0600, and a cluster's collaborators could not read the checkpoints."""
+    mask = current_umask()
+    for folder, _, files in os.walk(root):
+        os.chmod(folder, 0o777 & ~mask)
+        for name in files:
+            p = os.path.join(folder, name)
+            if not os.path.islink(p):
+                os.chmod(p, 0o666 & ~mask)
+
+
 def publish_dir(staged: str | os.PathLike, path: str | os.PathLike) -> None:
     """Move a finished directory onto `path` (same filesystem), replacing what was there; its files
-    are fsynced first and the parent folder after."""
+    get the umask's modes and are fsynced first, the parent folder after."""
     path = Path(path)
+    shared_modes(staged)
     _fsync_tree(Path(staged))
     if path.exists():
         shutil.rmtree(path)

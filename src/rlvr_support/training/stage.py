@@ -139,7 +139,7 @@ def train_stage(parent: str, task: str, prompts_path: str, out_manifest: str, rl
         "teacher": resume_state.file_digest(teacher) if teacher else None, "code": code})
     fmt = prompt_format(parent)  # copied into the new manifest below
     monitor = _monitor(tok, rl, task, probes, partial / "monitor.csv", seed, fmt)
-    callbacks = [monitor] if monitor else []
+    callbacks = [resume_state.SharedModes(), *([monitor] if monitor else [])]
     if rl.get("keep_every"):  # a trajectory chain (config/checkpoints.py)
         callbacks.append(KeepWeights(partial, rl["keep_every"]))
     trainer = SupportGRPOTrainer(
