@@ -117,3 +117,23 @@ def test_outputs_are_fsynced_before_the_rename_and_their_folder_after(tmp_path, 
     with atomic.atomic_dir(tmp_path / "model") as d:
         (d / "w.bin").write_bytes(b"w")
     assert any(t.endswith("/w.bin") for t, _ in synced) and synced[-1] == (str(tmp_path), True)
+
+
+@pytest.mark.parametrize("mask", [0o022, 0o002])
+def test_every_kind_of_output_follows_the_umask(tmp_path, umask, mask):
+    """Prompts (JSONL), samples and scores (Parquet), tables (CSV, Markdown), figures (PNG, PDF),
+    checkpoint manifests (JSON), sidecars and the tree's identity, as the verbs write them; the
+    weights and resume state of training: tests/test_resume_faults.py."""
+    from test_audit_integrity import _build
+
+    umask(mask)
+    _build(tmp_path, "w")
+    files = sorted(p for p in (tmp_path / "results").rglob("*") if p.is_file())
+    kinds = {p.suffix for p in files} | ({provenance.TREE_ID} if (tmp_path / "results" / provenance.TREE_ID).is_file()
+                                         else set())
+    assert {".jsonl", ".parquet", ".csv", ".md", ".png", ".pdf", ".json", provenance.TREE_ID} <= kinds, kinds
+    wrong = {str(p.relative_to(tmp_path)): oct(stat.S_IMODE(p.stat().st_mode)) for p in files
+             if stat.S_IMODE(p.stat().st_mode) != 0o666 & ~mask}
+    wrong.update({str(d.relative_to(tmp_path)): oct(stat.S_IMODE(d.stat().st_mode))
+                  for d in (tmp_path / "results").rglob("*") if d.is_dir() and stat.S_IMODE(d.stat().st_mode) != 0o777 & ~mask})
+    assert not wrong, f"not the modes umask {mask:03o} gives: {wrong}"

@@ -116,11 +116,11 @@ def cmd_sample_merge(a):
 
 
 def cmd_score(a):
-    from rlvr_support.storage.atomic import read_parquet, write_parquet
+    from rlvr_support.storage.atomic import read_samples, write_parquet
     from rlvr_support.scoring.score import SAMPLE_INPUTS, load_prompts, score_samples, scoring_options
 
-    samples = read_parquet(a.samples, columns=list(SAMPLE_INPUTS))
-    scores = score_samples(samples, load_prompts(a.prompts), **scoring_options(a.cfg))
+    samples = read_samples(a.samples, columns=list(SAMPLE_INPUTS))
+    scores = score_samples(samples, load_prompts(a.prompts), **scoring_options(a.cfg), sources=(a.samples, a.prompts))
     write_parquet(a.out, scores)
     print(f"{len(scores)} samples scored, mean reward {scores['reward'].mean():.4f}, "
           f"{int(scores['timeout'].sum())} timeouts")
@@ -171,7 +171,36 @@ def cmd_figure_passk(a):
 def cmd_audit(a):
     from rlvr_support.lineage.audit import run
 
-    return run(a.file, row=a.row, column=a.column)
+    return run(a.file, row=a.row, column=a.column, quick=a.quick, rerun=rerun_verb)
+
+
+def rerun_verb(argv: list[str], scratch: Path) -> dict[str, Path]:
+    """Run a verb again, in-process, as a sidecar recorded its command line, with its outputs written
+    under `scratch` instead; returns {recorded output: where the rerun wrote it}. What `audit`
+    recomputes a table with (lineage/recompute.py); nothing is written beside the tree, no sidecar."""
+    import contextlib
+    import io
+
+    from rlvr_support.lineage.provenance import output_dests
+
+    args = build_parser().parse_args(argv)
+    moved: dict[str, Path] = {}
+
+    def elsewhere(value: str, slot: str) -> str:
+        new = scratch / slot / Path(value).name
+        new.parent.mkdir(parents=True, exist_ok=True)
+        moved[value] = new
+        return str(new)
+
+    for i, dest in enumerate(output_dests(args)):
+        value = getattr(args, dest, None)
+        if isinstance(value, list):
+            setattr(args, dest, [elsewhere(v, f"{i}-{j}") for j, v in enumerate(value)])
+        elif isinstance(value, str) and value:
+            setattr(args, dest, elsewhere(value, str(i)))
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        args.fn(args)
+    return moved
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -184,6 +213,11 @@ def build_parser() -> argparse.ArgumentParser:
     def verb(name, fn, help_):
         s = sub.add_parser(name, help=help_, description=help_)
         s.set_defaults(fn=fn)
+        if name != "audit":
+            s.add_argument("--import-input", dest="prov_import", action="append", default=[], metavar="PATH",
+                           help="use PATH, a file of the results tree without a provenance sidecar (put there by "
+                                "hand), as it is: it gets a sidecar recording the import; without this flag such "
+                                "an input stops the job (repeatable)")
         return s
 
     s = verb("data", cmd_data, "Generate the toy world's prompt sets (train and eval splits) as JSONL.")
@@ -286,11 +320,15 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(prov_rule=lambda a: "figure_bestk" if a.metric == "best@k" else "figure_passk")
 
     s = verb("audit", cmd_audit, "Lineage of a result down to data, config and code, re-checking every "
-             "sha256 (exit 1 names the first file that no longer matches); with --row, explain one number.")
+             "sha256 and recomputing every table from its inputs (exit 1 names the first file that no longer "
+             "matches); with --row, explain one number.")
     s.add_argument("file", help="a table, figure or any file with a .prov.json sidecar; or a folder (results/): "
                    "every file under it")
     s.add_argument("--row", help="select one table row: col=value,col=value (e.g. chain=math,eval_set=if,metric=pass@k,k=1)")
     s.add_argument("--column", default="mean", help="the column of that row to explain (default: mean)")
+    s.add_argument("--quick", action="store_true",
+                   help="check sha256 only; by default every table met is also recomputed from the inputs its "
+                        "sidecar names (its verb rerun) and compared cell by cell")
     s.set_defaults(prov=False)
 
     from rlvr_support.cli.support import register as register_support  # the support analyses (seeds 000, 003)
@@ -370,6 +408,12 @@ def main(argv: list[str] | None = None) -> int:
             return rc
     except (ValueError, FileNotFoundError, GPUUnavailableError) as e:
         print(f"error: {e}", file=sys.stderr)
+        return 1
+    except OSError as e:
+        if e.filename is None:  # not about a path: a bug, whose traceback is the better report
+            raise
+        # an unreadable or unwritable path (a read-only results folder, a file of another user)
+        print(f"error: {e.filename}: {e.strerror or e}", file=sys.stderr)
         return 1
     except KeyError as e:
         from rlvr_support.storage.atomic import MissingColumnError

@@ -102,12 +102,22 @@ def _fsync_tree(root: Path) -> None:
 
 
 @contextlib.contextmanager
+def _naming(path: Path):
+    """An error creating the temp file of `path` names `path` (the output), not the temp name."""
+    try:
+        yield
+    except OSError as e:
+        raise type(e)(e.errno, e.strerror, str(path)) from None
+
+
+@contextlib.contextmanager
 def atomic_path(path: str | os.PathLike, suffix: str = ""):
     """Yield a temporary path beside `path`; rename it onto `path` only if the block succeeds."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     remove_stale_temps(path)
-    fd, tmp = tempfile.mkstemp(prefix=_temp_prefix(path), suffix=suffix or path.suffix, dir=path.parent)
+    with _naming(path):
+        fd, tmp = tempfile.mkstemp(prefix=_temp_prefix(path), suffix=suffix or path.suffix, dir=path.parent)
     os.close(fd)
     try:
         yield Path(tmp)
@@ -126,7 +136,8 @@ def atomic_dir(path: str | os.PathLike):
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     remove_stale_temps(path)
-    tmp = Path(tempfile.mkdtemp(prefix=_temp_prefix(path), dir=path.parent))
+    with _naming(path):
+        tmp = Path(tempfile.mkdtemp(prefix=_temp_prefix(path), dir=path.parent))
     try:
         os.chmod(tmp, 0o777 & ~current_umask())
         yield tmp
@@ -214,6 +225,35 @@ def read_parquet(path, columns: list[str] | None = None):
         return pyarrow.Table.from_batches(list(f.iter_batches(columns=have)), schema).to_pandas()
     except (pyarrow.ArrowInvalid, OSError) as e:
         raise ValueError(f"{path}: unreadable Parquet file (truncated or corrupt?): {e}") from None
+
+
+def _read_checked(path, schema, what: str, columns: list[str] | None):
+    import pyarrow
+    import pyarrow.parquet as pq
+
+    from rlvr_support.storage.schemas import schema_problem
+
+    try:
+        have = pq.read_schema(path)
+    except (pyarrow.ArrowInvalid, OSError) as e:
+        raise ValueError(f"{path}: unreadable Parquet file (truncated or corrupt?): {e}") from None
+    if problem := schema_problem(path, have, schema, what):
+        raise ValueError(problem)
+    return read_parquet(path, columns)
+
+
+def read_samples(path, columns: list[str] | None = None):
+    """A samples file (read_parquet), checked first against the samples schema (storage/schemas.py)."""
+    from rlvr_support.storage.schemas import ROUTED_SAMPLE_SCHEMA
+
+    return _read_checked(path, ROUTED_SAMPLE_SCHEMA, "samples", columns)
+
+
+def read_scores(path, columns: list[str] | None = None):
+    """A scores file (read_parquet), checked first against the scores schema (storage/schemas.py)."""
+    from rlvr_support.storage.schemas import SCORE_SCHEMA
+
+    return _read_checked(path, SCORE_SCHEMA, "scores", columns)
 
 
 class MissingColumnError(KeyError):
