@@ -459,3 +459,16 @@ def test_a_read_only_results_folder_is_a_one_line_error(tree, capsys, monkeypatc
     finally:
         tables.chmod(0o755)
     assert "error: results/tables/new.csv: Permission denied" in err, err
+
+
+def test_recomputing_with_several_processes_finds_the_same(tree):
+    assert main(["passk-table", "--scores", "results/scores/a/if.parquet", "--scores-root", "results/scores",
+                 "--cfg", ANALYSIS, "--out", "results/tables/a_only.csv"]) == 0  # a second table job
+    _forge(HEADLINE, _bump_pass1)
+    lines = []
+    rc = audit("results", say=lines.append, rerun=rerun_verb, jobs=2)
+    assert rc == 1 and lines[-1] == f"error: {HEADLINE} is not what its inputs give when recomputed (differs)", lines
+    assert sum(p.startswith("PROBLEM ") for p in lines) == 1, lines
+    from rlvr_support.lineage.audit import _table_jobs
+
+    assert len({json.dumps(rec["command"]) for rec, _ in _table_jobs(Path("results"))}) == 2

@@ -167,8 +167,8 @@ def test_smoke_run_has_a_sidecar_beside_every_result_and_audits_clean(smoke_run,
     rc, text = _audit("results/tables/headline.csv")
     assert rc == 0, text[-3000:]
     for needle in ("made by rule passk_table", "made by rule score", "made by rule sample", "made by rule train_stage",
-                   "made by rule pretrain_base", "made by rule toy_corpus", "made by rule toy_data", "checkpoint files ok",
-                   "recomputed from its inputs (passk-table rerun"):
+                   "made by rule pretrain_base", "made by rule toy_corpus", "made by rule toy_data",
+                   "checkpoint files ok", "recomputed from its inputs (passk-table rerun"):
         assert needle in text, f"lineage lacks {needle!r}"
 
 

@@ -35,10 +35,12 @@ def custom_model(folder: Path, marker: Path) -> Path:
     folder.mkdir(parents=True)
     (folder / "config.json").write_text(json.dumps({
         "model_type": "evil-llm", "architectures": ["EvilForCausalLM"],
-        "auto_map": {"AutoConfig": "configuration_evil.EvilConfig", "AutoModelForCausalLM": "modeling_evil.EvilForCausalLM"}}))
+        "auto_map": {"AutoConfig": "configuration_evil.EvilConfig",
+                     "AutoModelForCausalLM": "modeling_evil.EvilForCausalLM"}}))
     (folder / "model.safetensors").write_bytes(b"\0" * 8)
     _module(folder, "configuration_evil", marker,
-            "from transformers import PretrainedConfig\nclass EvilConfig(PretrainedConfig):\n    model_type = 'evil-llm'\n")
+            "from transformers import PretrainedConfig\n"
+            "class EvilConfig(PretrainedConfig):\n    model_type = 'evil-llm'\n")
     _module(folder, "modeling_evil", marker, "class EvilForCausalLM:\n    pass\n")
     return folder
 
@@ -59,7 +61,8 @@ def custom_tokenizer(folder: Path, marker: Path) -> Path:
     cfg["tokenizer_class"] = "EvilTokenizer"
     (folder / "tokenizer_config.json").write_text(json.dumps(cfg))
     _module(folder, "tokenization_evil", marker,
-            "from transformers import PreTrainedTokenizerFast\nclass EvilTokenizer(PreTrainedTokenizerFast):\n    pass\n")
+            "from transformers import PreTrainedTokenizerFast\n"
+            "class EvilTokenizer(PreTrainedTokenizerFast):\n    pass\n")
     return folder
 
 

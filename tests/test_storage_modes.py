@@ -134,6 +134,7 @@ def test_every_kind_of_output_follows_the_umask(tmp_path, umask, mask):
     assert {".jsonl", ".parquet", ".csv", ".md", ".png", ".pdf", ".json", provenance.TREE_ID} <= kinds, kinds
     wrong = {str(p.relative_to(tmp_path)): oct(stat.S_IMODE(p.stat().st_mode)) for p in files
              if stat.S_IMODE(p.stat().st_mode) != 0o666 & ~mask}
-    wrong.update({str(d.relative_to(tmp_path)): oct(stat.S_IMODE(d.stat().st_mode))
-                  for d in (tmp_path / "results").rglob("*") if d.is_dir() and stat.S_IMODE(d.stat().st_mode) != 0o777 & ~mask})
+    folders = [d for d in (tmp_path / "results").rglob("*") if d.is_dir()]
+    wrong.update({str(d.relative_to(tmp_path)): oct(stat.S_IMODE(d.stat().st_mode)) for d in folders
+                  if stat.S_IMODE(d.stat().st_mode) != 0o777 & ~mask})
     assert not wrong, f"not the modes umask {mask:03o} gives: {wrong}"

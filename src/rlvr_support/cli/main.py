@@ -171,7 +171,7 @@ def cmd_figure_passk(a):
 def cmd_audit(a):
     from rlvr_support.lineage.audit import run
 
-    return run(a.file, row=a.row, column=a.column, quick=a.quick, rerun=rerun_verb)
+    return run(a.file, row=a.row, column=a.column, quick=a.quick, rerun=rerun_verb, jobs=a.jobs)
 
 
 def rerun_verb(argv: list[str], scratch: Path) -> dict[str, Path]:
@@ -329,6 +329,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--quick", action="store_true",
                    help="check sha256 only; by default every table met is also recomputed from the inputs its "
                         "sidecar names (its verb rerun) and compared cell by cell")
+    s.add_argument("--jobs", type=int, default=1,
+                   help="recompute this many tables' jobs at once, each in a process of its own (default: 1)")
     s.set_defaults(prov=False)
 
     from rlvr_support.cli.support import register as register_support  # the support analyses (seeds 000, 003)

@@ -237,7 +237,8 @@ def tree_audit(folder: str | Path, recomputer: Recomputer | None = None) -> tupl
     folder = Path(folder)
     lin = Lineage(tree=folder.resolve(), recomputer=recomputer)
     counts, sidecars, data = Counter(), [], []
-    for p in sorted(p for p in folder.rglob("*") if p.is_file() and p.name != TREE_ID):
+    # the tree's identity (and a temp of it a killed job left) holds no result
+    for p in sorted(p for p in folder.rglob("*") if p.is_file() and not p.name.startswith(TREE_ID)):
         if part := next((d for d in p.relative_to(folder).parts[:-1] if d in UNTRACKED), None):
             counts[f"in {part}/ ({UNTRACKED[part]}, not under provenance)"] += 1
         else:
@@ -377,10 +378,33 @@ def explain(path: str | Path, selector: str, column: str, say=print) -> bool:
     return fn(path, rec, side, row, column, say)
 
 
+def _table_jobs(path: Path) -> list[tuple[dict, Path]]:
+    """The table jobs an audit of `path` (a folder: every sidecar under it; a file: its lineage) will
+    recompute: (sidecar record, working directory). Reads sidecars only."""
+    sides = sorted(path.rglob(f"*{SUFFIX}")) if path.is_dir() else [sidecar_of(path)]
+    jobs, seen = [], set()
+    while sides:
+        side = sides.pop()
+        if side in seen or not side.is_file():
+            continue
+        seen.add(side)
+        try:
+            rec = load(side)
+        except ValueError:
+            continue  # the walk reports it
+        root = job_root(side, rec)
+        if is_table_job(rec):
+            jobs.append((rec, root))
+        if not path.is_dir():
+            sides += [sidecar_of(root / i["path"]) for i in rec.get("inputs", [])]
+    return jobs
+
+
 def run(path: str, row: str | None = None, column: str | None = None, say=print, quick: bool = False,
-        rerun: Rerun | None = None) -> int:
-    """The `audit` verb: lineage with checks (tables recomputed by `rerun`, the CLI's, unless `quick`),
-    then (with --row) one number explained; or, for a folder, every file under it checked. Exit status."""
+        rerun: Rerun | None = None, jobs: int = 1) -> int:
+    """The `audit` verb: lineage with checks (tables recomputed by `rerun`, the CLI's, `jobs` at a time,
+    unless `quick`), then (with --row) one number explained; or, for a folder, every file under it
+    checked. Exit status."""
     if not quick and rerun is None:
         raise ValueError("audit: recomputing the tables needs the verbs that made them (rerun); or pass quick")
     if not Path(path).exists():
@@ -391,6 +415,8 @@ def run(path: str, row: str | None = None, column: str | None = None, say=print,
             raise ValueError(_not_a_table(Path(path), rec))
     recomputer = None if quick else Recomputer(rerun)
     try:
+        if recomputer is not None and jobs > 1:
+            recomputer.prefetch(_table_jobs(Path(path)), jobs)
         if Path(path).is_dir():
             if row is not None:
                 raise ValueError(f"{path}: --row explains a number of one table, not of a folder")

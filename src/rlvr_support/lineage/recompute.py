@@ -142,19 +142,33 @@ class Recomputer:
         if key not in self.jobs:
             if self.scratch is None:
                 self.scratch = Path(tempfile.mkdtemp(prefix="rlvr-audit-"))
-            out = self.scratch / str(len(self.jobs))
-            argv = list(rec.get("command", []))[3:]  # python -m rlvr_support <argv>
-            here, t0 = Path.cwd(), time.time()
-            try:
-                os.chdir(root)  # the recorded paths are relative to the job's working directory
-                made = {os.path.normpath(k): v for k, v in self.rerun(argv, out).items()}
-                self.jobs[key] = (made, time.time() - t0)
-            except (Exception, SystemExit) as e:  # noqa: BLE001 - whatever stops the rerun is the finding
-                self.jobs[key] = f"{type(e).__name__}: {e}"
-            finally:
-                os.chdir(here)
-                self.seconds += time.time() - t0
+            t0 = time.time()
+            self.jobs[key] = _rerun_in(self.rerun, rec, root, self.scratch / str(len(self.jobs)))
+            self.seconds += time.time() - t0
         return self.jobs[key]
+
+    def prefetch(self, jobs: list[tuple[dict, Path]], workers: int) -> None:
+        """Rerun these table jobs (sidecar record, working directory) `workers` at a time, each in a
+        process of its own, before the audit walks the tree; `check` then finds them done."""
+        todo = {}
+        for rec, root in jobs:
+            todo.setdefault(_job_key(rec), (rec, root))
+        todo = {k: v for k, v in todo.items() if k not in self.jobs}
+        if workers <= 1 or len(todo) <= 1:
+            return  # one at a time: `check` runs each when the walk gets to it
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        if self.scratch is None:
+            self.scratch = Path(tempfile.mkdtemp(prefix="rlvr-audit-"))
+        t0 = time.time()
+        # spawn: a fork of a process that has started torch's or BLAS's threads can hang
+        with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+            futures = {key: pool.submit(_rerun_in, self.rerun, rec, root, self.scratch / f"p{i}")
+                       for i, (key, (rec, root)) in enumerate(todo.items())}
+            for key, fut in futures.items():
+                self.jobs[key] = fut.result()
+        self.seconds += time.time() - t0
 
     def check(self, path: Path, rec: dict, root: Path, entry: dict) -> Outcome:
         """`path`, the table the sidecar entry `entry` of job `rec` describes, against the job rerun."""
@@ -177,6 +191,20 @@ class Recomputer:
         if self.scratch is not None:
             shutil.rmtree(self.scratch, ignore_errors=True)
             self.scratch = None
+
+
+def _rerun_in(rerun: Rerun, rec: dict, root: Path, out: Path):
+    """Rerun the job of sidecar record `rec` in its working directory `root`, writing under `out`:
+    ({recorded output: rerun's file}, seconds), or the error that stopped it (text)."""
+    argv = list(rec.get("command", []))[3:]  # python -m rlvr_support <argv>
+    here, t0 = Path.cwd(), time.time()
+    try:
+        os.chdir(root)  # the recorded paths are relative to the job's working directory
+        return {os.path.normpath(k): v for k, v in rerun(argv, out).items()}, time.time() - t0
+    except (Exception, SystemExit) as e:  # noqa: BLE001 - whatever stops the rerun is the finding
+        return f"{type(e).__name__}: {e}"
+    finally:
+        os.chdir(here)
 
 
 def _rerun_file(made: dict[str, Path], recorded: str) -> Path | None:
