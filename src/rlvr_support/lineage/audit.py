@@ -445,7 +445,7 @@ def run(path: str, row: str | None = None, column: str | None = None, say=print,
         return 1
     say(f"all {len(lin.seen)} files match their recorded sha256")
     if recomputer is not None:
-        say(f"all {lin.tables} tables recomputed from their inputs match, every cell within "
+        say(f"tables recomputed from their inputs: {lin.tables}, all matching, every cell within "
             f"{ABS_TOL:g} + {REL_TOL:g} x |value| ({recomputer.seconds:.1f} s of reruns)")
     else:
         say("tables not recomputed (--quick): their numbers are checked by sha256 only")
