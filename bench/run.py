@@ -19,7 +19,9 @@ of medians over `--repeat` runs. Cases:
   group 8, 48 completion tokens, math reward) on the same untrained model: s/step, median of
   `--grpo-steps` steps after a warm-up step, with rl.rollout_backend hf (TRL's HF generate path)
   vs auto (the fast sampler); `--only grpo` runs this case alone and replaces its section in RESULTS.md;
-* the smoke study (tests/config/smoke.yaml) end to end: wall time.
+* the smoke study (tests/config/smoke.yaml) end to end: wall time; then `audit results/` of it, every
+  table recomputed, against `--quick`, and on trees with 10x the samples and 10x the prompts:
+  bench/bench_audit.py, output embedded (`--only audit --run DIR` on a finished run instead).
 """
 
 from __future__ import annotations
@@ -284,9 +286,15 @@ def smoke_section() -> list[str]:
                                        timeout=1800)
         except RuntimeError as e:
             return ["## Smoke study end to end", "", f"FAILED, not timed: {str(e).splitlines()[0]}", ""]
+        audit = audit_section(Path(d))
     return ["## Smoke study end to end", "", f"`snakemake --configfile tests/config/smoke.yaml --cores 2 all`: "
             f"{wall:.0f} s wall; peak RSS of the snakemake process tree's largest child {rss:,.0f} MiB "
-            "(no baseline: an absolute figure).", ""]
+            "(no baseline: an absolute figure).", "", *audit]
+
+
+def audit_section(run: Path) -> list[str]:
+    return embedded_section("Auditing a tree, every table recomputed (bench/bench_audit.py)",
+                            [str(REPO / "bench/bench_audit.py"), "--run", str(run)])
 
 
 def main() -> None:
@@ -302,7 +310,8 @@ def main() -> None:
     ap.add_argument("--no-vllm", action="store_true")
     ap.add_argument("--no-smoke", action="store_true")
     ap.add_argument("--grpo-steps", type=int, default=10, help="timed GRPO steps per backend, after a warm-up step")
-    ap.add_argument("--only", choices=["grpo"], help="run this case alone and replace its section in --out")
+    ap.add_argument("--only", choices=["grpo", "audit"], help="run this case alone and replace its section in --out")
+    ap.add_argument("--run", type=Path, help="with --only audit: the finished run to audit")
     ap.add_argument("--out", default=str(REPO / "bench" / "RESULTS.md"))
     a = ap.parse_args()
     if a.child == "sample":
@@ -310,6 +319,12 @@ def main() -> None:
     if a.child == "grpo":
         return child_grpo(a)
     from rlvr_support.storage.atomic import write_text
+    if a.only == "audit":
+        section = audit_section(a.run)
+        old = Path(a.out).read_text() if Path(a.out).exists() else "# Benchmark results\n"
+        write_text(a.out, replace_section(old, "Auditing a tree", section, before="Total bench time"))
+        print("\n".join(section))
+        return
     if a.only == "grpo":
         with tempfile.TemporaryDirectory(prefix="bench-") as work:
             section = grpo_section(Path(work), a)

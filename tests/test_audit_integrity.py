@@ -1,9 +1,11 @@
 """Damaged, swapped and forged results are found: by every job before it reads its inputs
-(lineage/integrity.py, called from provenance.begin) and by `audit` (lineage/audit.py), on a
-small results tree with real sidecars written by the project's own provenance writer."""
+(lineage/integrity.py, called from provenance.begin) and by `audit` (lineage/audit.py, which
+recomputes every table: lineage/recompute.py), on a small results tree with real sidecars
+written by the project's own provenance writer and a table and figure made by their verbs."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import shutil
@@ -16,7 +18,7 @@ import yaml
 
 from conftest import SMOKE_CONFIG
 from provenance_helpers import declare
-from rlvr_support.cli.main import main
+from rlvr_support.cli.main import main, rerun_verb
 from rlvr_support.lineage import provenance as prov
 from rlvr_support.lineage.audit import run as audit
 from rlvr_support.storage.atomic import read_jsonl, write_json, write_parquet
@@ -24,6 +26,9 @@ from rlvr_support.storage.atomic import read_jsonl, write_json, write_parquet
 CONFIG = yaml.safe_load(SMOKE_CONFIG.read_text())
 PROMPTS = "results/data/prompts/if.jsonl"
 TABLE = "results/tables/table.csv"
+HEADLINE = "results/tables/headline.csv"
+FIGURE = "results/figures/passk_if.png"
+ANALYSIS = json.dumps({"bootstrap": 20, "ci": 0.95, "seed": 0})
 
 
 def _checkpoint(name: str, weights: bytes) -> Path:
@@ -49,10 +54,17 @@ def _samples(name: str, manifest: Path, word: str, drop: tuple = ()) -> Path:
     return out
 
 
-def _score(samples: Path, out: Path, capsys=None) -> tuple[int, str]:
+def _score(samples: Path, out: Path, capsys=None, *flags: str) -> tuple[int, str]:
     rc = main(["score", "--samples", str(samples), "--prompts", PROMPTS, "--cfg", json.dumps(CONFIG["scoring"]),
-               "--out", str(out)])
+               "--out", str(out), *flags])
     return rc, capsys.readouterr().err if capsys else ""
+
+
+def _table(*flags: str) -> int:
+    """The pass@k table (and headline) of every score file, by the passk-table verb."""
+    scores = sorted(str(p) for p in Path("results/scores").glob("*/if.parquet"))
+    return main(["passk-table", "--scores", *scores, "--scores-root", "results/scores", "--cfg", ANALYSIS,
+                 "--out", TABLE, "--headline", HEADLINE, *flags])
 
 
 def _build(root: Path, word: str) -> None:
@@ -67,9 +79,8 @@ def _build(root: Path, word: str) -> None:
             samples = _samples(name, _checkpoint(name, weights), f"{word}-{name}")
             scores.append(Path(f"results/scores/{name}/if.parquet"))
             assert _score(samples, scores[-1])[0] == 0
-        Path(TABLE).parent.mkdir(parents=True)
-        Path(TABLE).write_text("chain,value\na,1\nb,2\n")
-        declare(TABLE, "passk-table", scores=scores)
+        assert _table() == 0
+        assert main(["figure-passk", "--table", TABLE, "--eval-set", "if", "--out", FIGURE]) == 0
     finally:
         os.chdir(here)
 
@@ -81,9 +92,9 @@ def tree(tmp_path, monkeypatch):
     return tmp_path
 
 
-def _audit(path) -> tuple[int, str]:
+def _audit(path, quick: bool = False) -> tuple[int, str]:
     lines = []
-    rc = audit(str(path), say=lines.append)
+    rc = audit(str(path), say=lines.append, quick=quick, rerun=rerun_verb)
     return rc, "\n".join(lines)
 
 
@@ -197,7 +208,7 @@ def test_an_older_version_put_back_with_its_sidecar_is_replaced_not_stale(tree):
     time.sleep(1.1)  # sidecar times have a resolution of one second
     _samples("a", Path(MANIFEST_A), "remade")
     assert _score(samples, Path("results/scores/a/if.parquet"))[0] == 0
-    declare(TABLE, "passk-table", scores=sorted(Path("results/scores").glob("*/if.parquet")))
+    assert _table() == 0
     for p, data in old.items():  # e.g. restored from a backup
         p.write_bytes(data)
     rc, text = _audit(TABLE)
@@ -247,6 +258,217 @@ def test_a_csv_without_a_needed_column_is_named_by_any_verb(tree, capsys):
     Path("results/tables/passk.csv").write_text("chain,metric,k,mean\nbase,pass@k,1,0.5\n")  # no eval_set
     capsys.readouterr()
     rc = main(["figure-passk", "--table", "results/tables/passk.csv", "--eval-set", "if",
-               "--out", "results/figures/passk_if.png"])
+               "--out", "results/figures/passk_if.png", "--import-input", "results/tables/passk.csv"])
     err = capsys.readouterr().err
     assert rc == 1 and "error: results/tables/passk.csv: no column 'eval_set'" in err, err
+
+
+# ------------------------------------------------------------- issue 30: every number recomputed
+def _forge(path: str, old_new) -> None:
+    """Edit one cell of `path` and write the edited file's sha256 into its sidecar, as a forger would."""
+    text = Path(path).read_text()
+    edited = old_new(text)
+    assert edited != text
+    Path(path).write_text(edited)
+    side = prov.sidecar_of(path)
+    rec = json.loads(side.read_text())
+    for o in rec["outputs"]:
+        if o["path"] == path:
+            o["sha256"], o["bytes"] = prov.sha256_file(path), Path(path).stat().st_size
+    side.write_text(json.dumps(rec))
+
+
+def _bump_pass1(text: str) -> str:
+    df = pd.read_csv(io.StringIO(text))
+    df.loc[0, "pass@1"] = df.loc[0, "pass@1"] + 0.2
+    return df.to_csv(index=False, float_format="%.6f")
+
+
+def test_the_audit_recomputes_every_table_of_the_tree(tree):
+    rc, text = _audit(TABLE)
+    assert rc == 0, text
+    assert "recomputed from its inputs (passk-table rerun" in text and "recomputed from their inputs: 1, all matching" in text, text
+    rc, text = _audit("results")  # table.csv, headline.csv and headline.md: one rerun of their job
+    assert rc == 0 and "tables recomputed from their inputs: 3, all matching" in text, text
+
+
+def test_a_forged_cell_with_a_fixed_sidecar_fails_the_audit(tree):
+    true = pd.read_csv(HEADLINE).loc[0, "pass@1"]
+    _forge(HEADLINE, _bump_pass1)
+    assert _audit("results", quick=True)[0] == 0  # the sha256 check alone is fooled: --quick says so
+    for target in ("results", HEADLINE):
+        rc, text = _audit(target)
+        assert rc == 1, text
+        problem = next(p for p in _problems(text) if p.startswith(f"{HEADLINE}: differs:"))
+        assert "row 1 (chain=a, eval_set=if" in problem, problem
+        assert f"column pass@1: the table says {true + 0.2:.6f}, recomputed {true:.6f}" in problem, problem
+        assert text.splitlines()[-1] == f"error: {HEADLINE} is not what its inputs give when recomputed (differs)"
+
+
+def test_a_forged_number_in_the_markdown_or_behind_a_figure_fails_the_audit(tree):
+    md = Path(HEADLINE).with_suffix(".md")
+    number = next(w for w in md.read_text().split() if w[:1].isdigit() and "." in w)
+    _forge(str(md), lambda t: t.replace(number, f"{float(number) + 0.3:.3f}", 1))
+    rc, text = _audit(md)
+    assert rc == 1 and any(p.startswith(f"{md}: differs:") and "line " in p for p in _problems(text)), text
+    # a figure draws its table's numbers: forging the table (and its sidecar) is found from the figure
+    _forge(TABLE, lambda t: t.replace("\na,", "\nb,", 1))
+    rc, text = _audit(FIGURE)
+    assert rc == 1 and any(p.startswith(f"{TABLE}: differs:") for p in _problems(text)), text
+
+
+def test_a_table_whose_job_cannot_be_rerun_is_unverified(tree):
+    side = prov.sidecar_of(TABLE)
+    rec = json.loads(side.read_text())
+    rec["command"] = rec["command"][:4]  # passk-table without its arguments
+    side.write_text(json.dumps(rec))
+    rc, text = _audit(TABLE)
+    assert rc == 1 and any(p.startswith(f"{TABLE}: unverified: cannot be recomputed") for p in _problems(text)), text
+
+
+# ------------------------------------------------------------- issue 30: inputs that prove themselves
+def test_a_deleted_sidecar_stops_the_next_job_naming_the_file(tree, capsys):
+    # weights swapped, the manifest's sha256 fixed to match, its sidecar deleted
+    shutil.copy(WEIGHTS_B, WEIGHTS_A)
+    manifest = json.loads(Path(MANIFEST_A).read_text())
+    manifest["sha256"]["model.safetensors"] = prov.sha256_file(WEIGHTS_A)
+    Path(MANIFEST_A).write_text(json.dumps(manifest))
+    prov.sidecar_of(MANIFEST_A).unlink()
+    rc, err = _sample_job(capsys)
+    assert rc == 1 and f"error: input {MANIFEST_A} has no provenance sidecar" in err, err
+    assert "--import-input" in err and not Path("results/samples/new.parquet").exists()
+    # a score file whose sidecar is gone stops the table
+    prov.sidecar_of("results/scores/b/if.parquet").unlink()
+    capsys.readouterr()
+    assert _table() == 1
+    err = capsys.readouterr().err
+    assert "error: input results/scores/b/if.parquet has no provenance sidecar" in err and "Traceback" not in err, err
+
+
+def test_a_deliberate_import_is_recorded_and_audited_as_one(tree, capsys):
+    scores = "results/scores/b/if.parquet"
+    prov.sidecar_of(scores).unlink()
+    assert _table("--import-input", scores) == 0
+    rec = prov.load(prov.sidecar_of(scores))
+    assert rec["verb"] == "import" and rec["imported"] is True and rec["inputs"] == []
+    rc, text = _audit(TABLE)
+    assert rc == 0, text
+    assert "imported by hand (--import-input)" in text
+
+
+def test_an_input_edited_after_its_sidecar_is_refused_as_before(tree, capsys):
+    scores = Path("results/scores/a/if.parquet")
+    scores.write_bytes(scores.read_bytes() + b"\0")
+    capsys.readouterr()
+    assert _table() == 1
+    assert f"error: input {scores}: edited: sha256" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------- issue 30: content checked against the schema
+def _samples_with(name: str, **columns) -> Path:
+    path = _samples(name, Path(MANIFEST_A), "w")
+    df = pd.read_parquet(path)
+    for col, values in columns.items():
+        df[col] = values(df)
+    write_parquet(path, df)
+    declare(path, "sample", model=MANIFEST_A, prompts=PROMPTS)
+    return path
+
+
+def test_a_samples_file_with_integer_text_is_refused_naming_file_and_column(tree, capsys):
+    samples = _samples_with("c", text=lambda df: range(len(df)))
+    out = Path("results/scores/c/if.parquet")
+    capsys.readouterr()
+    rc, err = _score(samples, out, capsys)
+    assert rc == 1 and f"error: {samples}: column 'text' holds integer values" in err and "is string" in err, err
+    assert "Traceback" not in err and not out.exists()
+
+
+def test_an_unknown_prompt_id_names_both_files(tree, capsys):
+    samples = _samples_with("c", prompt_id=lambda df: df["prompt_id"].where(df.index > 0, "no-such-prompt"))
+    capsys.readouterr()
+    rc, err = _score(samples, Path("results/scores/c/if.parquet"), capsys)
+    assert rc == 1 and f"error: {samples}: column 'prompt_id': 1 id(s) not in {PROMPTS}: no-such-prompt" in err, err
+
+
+def test_a_scores_file_with_text_rewards_is_refused_naming_file_and_column(tree, capsys):
+    scores = "results/scores/b/if.parquet"
+    df = pd.read_parquet(scores)
+    df["reward"] = df["reward"].map(lambda r: f"{r:.1f}")
+    write_parquet(scores, df)
+    declare(scores, "score", samples="results/samples/b/if.parquet", prompts=PROMPTS)
+    capsys.readouterr()
+    assert _table() == 1
+    err = capsys.readouterr().err
+    assert f"error: {scores}: column 'reward' holds string values" in err and "is float" in err, err
+
+
+# ------------------------------------------------------------- issue 30: a tree that moves
+def test_a_moved_tree_audits_clean_and_a_rerun_in_it_is_stale_not_replaced(tree, tmp_path_factory, monkeypatch):
+    moved = tmp_path_factory.mktemp("elsewhere") / "study"
+    shutil.copytree(tree, moved, symlinks=True)
+    shutil.rmtree(tree / "results")  # moved, not copied: the old place is gone
+    monkeypatch.chdir(moved)
+    rc, text = _audit("results")
+    assert rc == 0, text
+    rc, text = _audit(FIGURE)
+    assert rc == 0 and "recomputed from its inputs" in text, text
+    # the workflow remakes the samples and scores of `a` here (as after a config change), not the table yet
+    time.sleep(1.1)  # sidecar times have a resolution of one second
+    samples = _samples("a", Path(MANIFEST_A), "remade")
+    assert _score(samples, Path("results/scores/a/if.parquet"))[0] == 0
+    rc, text = _audit(TABLE)
+    assert rc == 1
+    bad = [p for p in _problems(text) if p.startswith("results/scores/a/if.parquet:")]
+    assert bad and ": stale:" in bad[0] and "(rerun the workflow)" in bad[0], text
+    assert ": replaced:" not in text, text
+
+
+# ------------------------------------------------------------- issue 30: one-line errors
+def _cli_error(capsys, argv: list[str]) -> str:
+    capsys.readouterr()
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and len([line for line in err.splitlines() if line.startswith("error:")]) == 1, err
+    return err
+
+
+def test_explaining_a_number_of_a_figure_or_of_the_markdown_says_where_the_numbers_are(tree, capsys):
+    err = _cli_error(capsys, ["audit", FIGURE, "--row", "chain=a,metric=pass@k,k=1"])
+    assert f"error: {FIGURE}: --row explains a number of a CSV table" in err and f"come from {TABLE}" in err, err
+    md = str(Path(HEADLINE).with_suffix(".md"))
+    err = _cli_error(capsys, ["audit", md, "--row", "chain=a"])
+    assert f"error: {md} shows the numbers of {HEADLINE}" in err, err
+
+
+def test_a_read_only_results_folder_is_a_one_line_error(tree, capsys, monkeypatch):
+    tables = Path("results/tables")
+    tables.chmod(0o555)
+    if os.geteuid() == 0:  # root writes anywhere: make the kernel's refusal happen as it would for a user
+        real = os.open
+
+        def refuse(path, flags, *a, **kw):
+            if flags & (os.O_CREAT | os.O_WRONLY | os.O_RDWR) and Path(path).resolve().parent == tables.resolve():
+                raise PermissionError(13, "Permission denied", str(path))
+            return real(path, flags, *a, **kw)
+
+        monkeypatch.setattr(os, "open", refuse)
+    try:
+        err = _cli_error(capsys, ["passk-table", "--scores", "results/scores/a/if.parquet", "--scores-root",
+                                  "results/scores", "--cfg", ANALYSIS, "--out", "results/tables/new.csv"])
+    finally:
+        tables.chmod(0o755)
+    assert "error: results/tables/new.csv: Permission denied" in err, err
+
+
+def test_recomputing_with_several_processes_finds_the_same(tree):
+    assert main(["passk-table", "--scores", "results/scores/a/if.parquet", "--scores-root", "results/scores",
+                 "--cfg", ANALYSIS, "--out", "results/tables/a_only.csv"]) == 0  # a second table job
+    _forge(HEADLINE, _bump_pass1)
+    lines = []
+    rc = audit("results", say=lines.append, rerun=rerun_verb, jobs=2)
+    assert rc == 1 and lines[-1] == f"error: {HEADLINE} is not what its inputs give when recomputed (differs)", lines
+    assert sum(p.startswith("PROBLEM ") for p in lines) == 1, lines
+    from rlvr_support.lineage.audit import _table_jobs
+
+    assert len({json.dumps(rec["command"]) for rec, _ in _table_jobs(Path("results"))}) == 2

@@ -160,3 +160,21 @@ def test_snakemake_refuses_a_config_the_toy_world_cannot_hold(tmp_path):
     assert proc.returncode != 0
     assert "sampling.max_new_tokens: 200 new tokens" in proc.stdout + proc.stderr
     assert not (tmp_path / "results").exists()
+
+
+def test_a_tab_in_the_yaml_names_the_file_and_line(tmp_path, capsys):
+    """The budget verb (and every reader of a config file): file:line:column, no traceback. (Snakemake
+    reads --configfile itself, before the workflow's code runs; its own message names no line.)"""
+    from rlvr_support.cli.main import main
+
+    lines = SMOKE_CONFIG.read_text().splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("  ") and ":" in line)
+    lines[at] = "\t" + lines[at].lstrip()
+    bad = tmp_path / "tabbed.yaml"
+    bad.write_text("\n".join(lines) + "\n")
+    with pytest.raises(ConfigError, match=rf"^{bad}:{at + 1}:1: not valid YAML: .*never tabs"):
+        load_config(bad)
+    capsys.readouterr()
+    assert main(["budget", "--configfile", str(bad)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {bad}:{at + 1}:1: not valid YAML") and "Traceback" not in err, err

@@ -25,9 +25,10 @@ def smoke_cfg() -> dict:
 
 
 def model_folder(path: Path, weights: bool = True) -> Path:
-    """A folder that passes the config's check of a checkpoint path (config.json and weights)."""
+    """A folder that passes the config's check of a checkpoint path (config.json of an architecture
+    transformers knows, and weights)."""
     path.mkdir(parents=True, exist_ok=True)
-    (path / "config.json").write_text("{}")
+    (path / "config.json").write_text('{"model_type": "llama"}')
     if weights:
         (path / "model.safetensors").write_bytes(b"\0" * 8)
     return path

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 from pathlib import Path
+
+import pandas as pd
 
 import pytest
 import yaml
 
 from conftest import SMOKE_CONFIG
 from rlvr_support.lineage import provenance as prov
-from rlvr_support.lineage.audit import run as audit
-from rlvr_support.cli.main import main
+from rlvr_support.lineage.audit import run as run_audit
+from rlvr_support.cli.main import main, rerun_verb
 
 WORLD = json.dumps(yaml.safe_load(SMOKE_CONFIG.read_text())["world"])
 
@@ -24,6 +27,11 @@ def data_dir(tmp_path, monkeypatch):
     assert main(["corpus", "--cfg", WORLD, "--prompts-dir", "results/data/prompts",
                  "--out", "results/data/corpus.jsonl"]) == 0
     return tmp_path
+
+
+def audit(path, **kw) -> int:
+    """The `audit` verb as the CLI runs it: tables recomputed by rerunning their verbs."""
+    return run_audit(path, rerun=rerun_verb, **kw)
 
 
 def _audit(path):
@@ -147,7 +155,7 @@ def test_manifest_lists_checkpoint_files_as_artifacts(tmp_path, monkeypatch):
 SIDECAR_DIRS = ("data", "tables", "figures", "samples", "scores")
 
 
-@pytest.mark.slow
+@pytest.mark.snakemake
 def test_smoke_run_has_a_sidecar_beside_every_result_and_audits_clean(smoke_run, monkeypatch):
     results = smoke_run / "results"
     files = [p for d in SIDECAR_DIRS for p in (results / d).rglob("*")
@@ -159,11 +167,36 @@ def test_smoke_run_has_a_sidecar_beside_every_result_and_audits_clean(smoke_run,
     rc, text = _audit("results/tables/headline.csv")
     assert rc == 0, text[-3000:]
     for needle in ("made by rule passk_table", "made by rule score", "made by rule sample", "made by rule train_stage",
-                   "made by rule pretrain_base", "made by rule toy_corpus", "made by rule toy_data", "checkpoint files ok"):
+                   "made by rule pretrain_base", "made by rule toy_corpus", "made by rule toy_data",
+                   "checkpoint files ok", "recomputed from its inputs (passk-table rerun"):
         assert needle in text, f"lineage lacks {needle!r}"
 
 
-@pytest.mark.slow
+@pytest.mark.snakemake
+def test_a_copied_smoke_tree_audits_clean_with_every_table_recomputed(smoke_run, tmp_path, monkeypatch):
+    """`audit results/` on a copy of the smoke run elsewhere (sidecars hold relative paths): every
+    table of every verb the default DAG runs is recomputed from its inputs and matches; then the
+    forgery of the issue (one headline cell, its sha256 written into the sidecar) fails it."""
+    shutil.copytree(smoke_run / "results", tmp_path / "results", symlinks=True)
+    monkeypatch.chdir(tmp_path)
+    lines = []
+    assert run_audit("results", say=lines.append, rerun=rerun_verb) == 0, "\n".join(lines)[-3000:]
+    tables = {p for p in Path("results").rglob("*") if p.suffix in (".csv", ".md") and prov.sidecar_of(p).is_file()}
+    assert f"tables recomputed from their inputs: {len(tables)}, all matching" in lines[-1], lines[-3:]
+    head = Path("results/tables/headline.csv")
+    df = pd.read_csv(head)
+    df.loc[0, "pass@1"] += 0.2
+    head.write_text(df.to_csv(index=False, float_format="%.6f"))
+    side = prov.sidecar_of(head)
+    rec = json.loads(side.read_text())
+    next(o for o in rec["outputs"] if o["path"] == str(head))["sha256"] = prov.sha256_file(head)
+    side.write_text(json.dumps(rec))
+    lines.clear()
+    assert run_audit("results", say=lines.append, rerun=rerun_verb) == 1
+    assert lines[-1] == f"error: {head} is not what its inputs give when recomputed (differs)", lines[-3:]
+
+
+@pytest.mark.snakemake
 def test_explain_one_number_recomputes_it_from_the_score_files(smoke_run, monkeypatch):
     monkeypatch.chdir(smoke_run)
     lines = []

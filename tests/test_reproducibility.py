@@ -1,6 +1,7 @@
 """Runs that repeat exactly: two fresh runs of the smoke config give byte-identical tables,
 figures, data, samples, scores and model weights (only logs, benchmarks, manifests' wall-clock
-fields and the provenance sidecars, which hold times and hosts, may differ). Reruns that redo
+fields and the provenance sidecars, which hold times and hosts, and the results tree's identity,
+may differ). Reruns that redo
 exactly what an edit affects: tests/test_rerun_plans.py."""
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ import pytest
 from conftest import run_snakemake
 
 # Files that record when/where/how long, never what: excluded from the byte comparison.
-VOLATILE = re.compile(r"^results/(logs|benchmarks)/|\.prov\.json$|/manifest\.json$|^results/checkpoints/.*/_partial/")
+VOLATILE = re.compile(r"^results/(logs|benchmarks)/|\.prov\.json$|/manifest\.json$|^results/checkpoints/.*/_partial/"
+                      r"|^results/\.provenance-tree$")
 
 
 def _digests(root):

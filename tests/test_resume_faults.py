@@ -5,7 +5,11 @@
 * a crafted pickle saved as pretraining's partial state with a matching fingerprint never runs;
 * a truncated partial checkpoint (GRPO stage or pretraining) is dropped with a log line and the
   job finishes, on the weights of an uninterrupted run;
-* a resumed stage writes the same monitor.csv, byte for byte, as an uninterrupted one.
+* a resumed stage writes the same monitor.csv, byte for byte, as an uninterrupted one;
+* (issue 30) every file of a TRL checkpoint that the Trainer loads (optimizer.pt, scheduler.pt,
+  rng_state.pth, trainer_state.json, the weights), crafted or cut, is dropped with a log line: the
+  stage falls back to the checkpoint before it or starts afresh, and a crafted pickle never runs;
+* (issue 30) weights and resume state get the umask's modes (safetensors writes 0600).
 
 In-process on a tiny random policy, no smoke run: a "kill" is an exception raised right after a
 save (what SIGKILL leaves behind then; tests/test_resume.py kills real processes).
@@ -14,8 +18,10 @@ save (what SIGKILL leaves behind then; tests/test_resume.py kills real processes
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
+import stat
 from pathlib import Path
 
 import pytest
@@ -172,6 +178,102 @@ def test_truncated_partial_checkpoint_is_dropped_and_the_stage_finishes(parent, 
     assert (out / "monitor.csv").read_bytes() == (uninterrupted / "monitor.csv").read_bytes()
 
 
+def _crafted(f: Path, marker: Path, state: dict) -> None:
+    """`f` as a torch file whose unpickling would write `marker` (with a matching fingerprint, as
+    someone with write access to `_partial/` could leave it)."""
+    torch.save({k: _Payload(marker) if v is None else v for k, v in state.items()}, f)
+
+
+# Every file of a TRL checkpoint that the Trainer loads on resume, made unreadable in its own way.
+UNREADABLE = {
+    "optimizer.pt": lambda f, marker: _crafted(f, marker, {"state": None, "param_groups": []}),
+    "scheduler.pt": lambda f, marker: _crafted(f, marker, {"last_epoch": None}),
+    "rng_state.pth": lambda f, marker: _crafted(f, marker, {"python": None, "numpy": None, "cpu": None}),
+    "trainer_state.json": lambda f, marker: f.write_text('{"global_step": 2, "not_a_trainer_state_field": 1}'),
+    "model.safetensors": lambda f, marker: f.write_bytes(f.read_bytes()[:-64]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(UNREADABLE))
+def test_an_unreadable_resume_file_is_dropped_and_the_stage_trains_afresh(parent, uninterrupted, tmp_path, capsys,
+                                                                           name):
+    out, marker = tmp_path / "run", tmp_path / "payload-ran"
+    _train(parent, out, NEW_REWARD, kill_at=2)
+    target = out / "_partial/checkpoint-2" / name
+    assert target.is_file(), sorted(p.name for p in target.parent.iterdir())
+    UNREADABLE[name](target, marker)
+    capsys.readouterr()
+    _train(parent, out, NEW_REWARD)  # before the fix, every such rerun failed the same way
+    log = capsys.readouterr().out
+    assert not marker.exists(), f"resuming unpickled and ran a crafted {name}"
+    assert re.search(rf"dropping unreadable checkpoint \S*checkpoint-2 \({re.escape(name)}: .*starting afresh", log), \
+        log[-2000:]
+    assert "resuming from" not in log and json.loads((out / "manifest.json").read_text())["resumed"] is False
+    start = load_file(parent / "model/model.safetensors")
+    assert any(not torch.equal(start[k], w) for k, w in _weights(out).items()), "GRPO did not move the weights"
+    _assert_same_weights(uninterrupted, out)
+
+
+def test_an_unreadable_newest_checkpoint_falls_back_to_the_previous_one(parent, uninterrupted, tmp_path, capsys):
+    earlier = tmp_path / "earlier"
+    _train(parent, earlier, NEW_REWARD, kill_at=2)
+    out, marker = tmp_path / "run", tmp_path / "payload-ran"
+    _train(parent, out, NEW_REWARD, kill_at=4)  # TRL keeps only its newest checkpoint: put step 2's back beside it
+    shutil.copytree(earlier / "_partial/checkpoint-2", out / "_partial/checkpoint-2")
+    UNREADABLE["optimizer.pt"](out / "_partial/checkpoint-4/optimizer.pt", marker)
+    capsys.readouterr()
+    _train(parent, out, NEW_REWARD)
+    log = capsys.readouterr().out
+    assert not marker.exists()
+    assert re.search(r"dropping unreadable checkpoint \S*checkpoint-4 \(optimizer\.pt: .*falling back to checkpoint-2",
+                     log), log[-2000:]
+    assert re.search(r"resuming from \S*checkpoint-2\b", log), log[-2000:]
+    _assert_same_weights(uninterrupted, out)
+
+
+def _modes(root: Path) -> dict[str, tuple[int, int]]:
+    """{path: (its mode, the mode a new file or folder gets under the current umask)}."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return {str(p.relative_to(root)): (stat.S_IMODE(p.stat().st_mode), (0o777 if p.is_dir() else 0o666) & ~mask)
+            for p in sorted(root.rglob("*"))}
+
+
+@pytest.mark.parametrize("mask", [0o022, 0o002])
+def test_weights_and_resume_state_get_the_umasks_modes(parent, corpus, tmp_path, mask, monkeypatch):
+    """model.safetensors (safetensors writes it 0600), every file of `_partial/` and of the published
+    model, of a GRPO stage and of pretraining, under two umasks."""
+    done = resume.SharedModes.on_save
+
+    def save_then_die(self, args, state, control, **kw):  # killed once the save and its callbacks are done
+        done(self, args, state, control, **kw)
+        if state.global_step == 2:
+            raise Killed
+
+    old = os.umask(mask)
+    try:
+        out = tmp_path / "stage"
+        with monkeypatch.context() as mp:
+            mp.setattr(resume.SharedModes, "on_save", save_then_die)
+            mp.setattr(stage, "make_reward", NEW_REWARD)
+            args = cli.build_parser().parse_args(_argv(parent, out))
+            with pytest.raises(Killed):
+                args.fn(args)
+        partial = _modes(out / "_partial")
+        assert "checkpoint-2/model.safetensors" in partial and "checkpoint-2/optimizer.pt" in partial
+        _train(parent, out, NEW_REWARD)
+        base = tmp_path / "base"
+        _pretrain(corpus, base, kill=True)
+        partial.update({f"pretrain/{k}": v for k, v in _modes(base / "_partial").items()})
+        _pretrain(corpus, base)
+        published = {**_modes(out), **{f"pretrain/{k}": v for k, v in _modes(base).items()}}
+    finally:
+        os.umask(old)
+    assert "model/model.safetensors" in published and "pretrain/model/model.safetensors" in published
+    for name, (mode, want) in {**partial, **{f"published/{k}": v for k, v in published.items()}}.items():
+        assert mode == want, f"{name}: mode {mode:o}, the umask {mask:03o} gives {want:o}"
+
+
 def test_a_damaged_newest_checkpoint_falls_back_to_the_one_before(tmp_path, capsys):
     partial = tmp_path / "_partial"
     resume.prepare(partial, {"seed": 0})
@@ -188,6 +290,19 @@ def test_a_damaged_newest_checkpoint_falls_back_to_the_one_before(tmp_path, caps
     assert [p.name for p in resume.checkpoints(partial)] == ["checkpoint-2"]
     assert re.search(r"dropping unreadable checkpoint .*checkpoint-4 \(optimizer\.pt.*falling back to checkpoint-2",
                      capsys.readouterr().out)
+
+
+def test_resume_state_left_private_by_a_kill_gets_the_umasks_modes(tmp_path):
+    partial = tmp_path / "_partial"
+    resume.prepare(partial, {"seed": 0})
+    ck = partial / "checkpoint-2"
+    ck.mkdir()
+    save_file({"w": torch.ones(4)}, ck / "model.safetensors")  # 0600 whatever the umask
+    (ck / "trainer_state.json").write_text("{}")
+    resume.prepare(partial, {"seed": 0})
+    modes = _modes(partial)
+    assert "checkpoint-2/model.safetensors" in modes
+    assert all(mode == want for mode, want in modes.values()), modes
 
 
 @pytest.mark.snakemake

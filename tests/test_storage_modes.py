@@ -35,10 +35,19 @@ def test_outputs_follow_the_umask(tmp_path, umask, mask, file_mode, dir_mode):
     atomic.write_json(tmp_path / "sub" / "b.json", {"a": 1})
     with atomic.atomic_dir(tmp_path / "model") as d:
         (d / "w.bin").write_bytes(b"w")
+        private = os.open(d / "model.safetensors", os.O_CREAT | os.O_WRONLY, 0o600)  # as safetensors writes it
+        os.close(private)
+        (d / "sub").mkdir(mode=0o700)
+    staged = tmp_path / "staged"
+    staged.mkdir(mode=0o700)
+    os.close(os.open(staged / "w.safetensors", os.O_CREAT | os.O_WRONLY, 0o600))
+    atomic.publish_dir(staged, tmp_path / "published")
     mode = lambda p: stat.S_IMODE(os.stat(p).st_mode)  # noqa: E731
     assert mode(tmp_path / "a.txt") == file_mode and mode(tmp_path / "sub" / "b.json") == file_mode
-    assert mode(tmp_path / "model") == dir_mode
+    assert mode(tmp_path / "model") == dir_mode and mode(tmp_path / "model" / "sub") == dir_mode
     assert mode(tmp_path / "model" / "w.bin") == file_mode
+    assert mode(tmp_path / "model" / "model.safetensors") == file_mode
+    assert mode(tmp_path / "published") == dir_mode and mode(tmp_path / "published" / "w.safetensors") == file_mode
 
 
 def _killed_writer(path) -> None:
@@ -108,3 +117,24 @@ def test_outputs_are_fsynced_before_the_rename_and_their_folder_after(tmp_path, 
     with atomic.atomic_dir(tmp_path / "model") as d:
         (d / "w.bin").write_bytes(b"w")
     assert any(t.endswith("/w.bin") for t, _ in synced) and synced[-1] == (str(tmp_path), True)
+
+
+@pytest.mark.parametrize("mask", [0o022, 0o002])
+def test_every_kind_of_output_follows_the_umask(tmp_path, umask, mask):
+    """Prompts (JSONL), samples and scores (Parquet), tables (CSV, Markdown), figures (PNG, PDF),
+    checkpoint manifests (JSON), sidecars and the tree's identity, as the verbs write them; the
+    weights and resume state of training: tests/test_resume_faults.py."""
+    from test_audit_integrity import _build
+
+    umask(mask)
+    _build(tmp_path, "w")
+    files = sorted(p for p in (tmp_path / "results").rglob("*") if p.is_file())
+    kinds = {p.suffix for p in files} | ({provenance.TREE_ID} if (tmp_path / "results" / provenance.TREE_ID).is_file()
+                                         else set())
+    assert {".jsonl", ".parquet", ".csv", ".md", ".png", ".pdf", ".json", provenance.TREE_ID} <= kinds, kinds
+    wrong = {str(p.relative_to(tmp_path)): oct(stat.S_IMODE(p.stat().st_mode)) for p in files
+             if stat.S_IMODE(p.stat().st_mode) != 0o666 & ~mask}
+    folders = [d for d in (tmp_path / "results").rglob("*") if d.is_dir()]
+    wrong.update({str(d.relative_to(tmp_path)): oct(stat.S_IMODE(d.stat().st_mode)) for d in folders
+                  if stat.S_IMODE(d.stat().st_mode) != 0o777 & ~mask})
+    assert not wrong, f"not the modes umask {mask:03o} gives: {wrong}"

@@ -31,7 +31,7 @@ from rlvr_support.config.benchmarks import benchmark_sampling, prompt_benchmark,
 from rlvr_support.config.chains import TASKS, stages
 from rlvr_support.config.checkpoints import (external_checkpoints, externals_of, analysis_checkpoints,
                                              trajectory_point_labels, trajectory_runs)
-from rlvr_support.storage.atomic import read_jsonl
+from rlvr_support.storage.atomic import read_jsonl, read_samples
 
 ARRAY_BYTES_PER_TOKEN = 4 + 4 + 4  # token id int32, log-prob float32, entropy float32
 JS_ROW_BYTES = 5 * 8  # one row per response position: source, prompt_id, sample_idx, position, js (about 8 B each)
@@ -197,11 +197,8 @@ def measure_run(results: str | Path, cfg: dict, model: str) -> Measured:
     m = Measured(files=[str(f) for f in files])
     frames = []
     for f in files:
-        import pyarrow.parquet as pq
-
-        have = set(pq.read_schema(f).names)  # not the per-token arrays: a pilot may hold many samples
-        df = pd.read_parquet(f, columns=[c for c in ("benchmark", "prompt_id", "n_tokens", "finish_reason", "text")
-                                         if c in have])
+        # not the per-token arrays: a pilot may hold many samples
+        df = read_samples(f, columns=["benchmark", "prompt_id", "n_tokens", "finish_reason", "text"])
         df = df.assign(_bench=_benchmarks_of(df, f.stem, cfg, benchmark_column))
         frames.append(df.assign(_bytes=[len(str(t).encode()) for t in df["text"]])[
             ["_bench", "n_tokens", "finish_reason", "_bytes"]])

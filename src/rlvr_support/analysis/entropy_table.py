@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from rlvr_support.storage.atomic import read_parquet
+from rlvr_support.storage.atomic import read_samples, read_scores
 from rlvr_support.analysis.benchmarks import split_benchmarks, with_token_arrays
 from rlvr_support.analysis.markdown import df_to_markdown
 from rlvr_support.metrics.bootstrap import bootstrap_ci_grouped
@@ -63,8 +63,8 @@ def per_prompt_entropies(samples_path, scores_path) -> pd.DataFrame:
 
     Answer entropy and length read every sample; token entropy only the samples with token arrays.
     """
-    samples = read_parquet(samples_path)
-    scores = read_parquet(scores_path)
+    samples = read_samples(samples_path)
+    scores = read_scores(scores_path)
     df = samples.merge(scores[["prompt_id", "sample_idx", "task", "extracted_answer"]],
                        on=["prompt_id", "sample_idx"], how="inner", validate="one_to_one")
     if len(df) != len(samples):

@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from rlvr_support.config.benchmarks import prompt_benchmark
-from rlvr_support.storage.atomic import read_parquet
+from rlvr_support.storage.atomic import read_samples, read_scores
 from rlvr_support.metrics.bootstrap import bootstrap_ci, bootstrap_ci_grouped, paired_bootstrap_diff
 from rlvr_support.metrics.openings import opening_distribution, openings
 from rlvr_support.analysis.benchmarks import benchmark_column, split_benchmarks, with_token_arrays
@@ -70,7 +70,7 @@ def intervention_run(models: dict[str, str], samples: dict[str, str], prompts_pa
 
     torch.set_num_threads(threads)
     eval_set = Path(prompts_path).stem  # the benchmark of prompts without a `source`
-    tables = {label: read_parquet(p) for label, p in samples.items()}
+    tables = {label: read_samples(p) for label, p in samples.items()}
     for label, p in samples.items():
         token_rows(tables[label], p, eval_set)
     forced = top_openings(tables, m, cfg["top"])
@@ -119,8 +119,8 @@ def intervention_tables(run: pd.DataFrame, samples: dict[str, str], scores: dict
     def own(label: str, bench: str) -> tuple[pd.DataFrame, pd.DataFrame]:
         """(the model's samples of `bench` merged with their rewards, those with token arrays)."""
         if label not in files:
-            sc = read_parquet(scores[label])
-            files[label] = read_parquet(samples[label]).merge(sc[["prompt_id", "sample_idx", "reward"]],
+            sc = read_scores(scores[label])
+            files[label] = read_samples(samples[label]).merge(sc[["prompt_id", "sample_idx", "reward"]],
                                                               on=["prompt_id", "sample_idx"])
         df = files[label]
         df = df[benchmark_column(df, eval_set) == bench]

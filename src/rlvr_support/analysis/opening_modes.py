@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from rlvr_support.storage.atomic import read_parquet
+from rlvr_support.storage.atomic import read_samples
 from rlvr_support.metrics.bootstrap import bootstrap_ci_grouped
 from rlvr_support.metrics.entropy import mean_per_prompt
 from rlvr_support.metrics.opening_modes import MODES, opening_modes
@@ -37,7 +37,7 @@ def opening_modes_table(files: list[ScoreFile], *, patterns: dict, n_boot: int, 
     runs: dict[tuple[str, str, str], list[tuple[int | None, np.ndarray, dict]]] = {}
     for (chain, eval_set), group in by_chain(files).items():
         for f in group:
-            for bench, part in split_benchmarks(read_parquet(f.path), eval_set).items():
+            for bench, part in split_benchmarks(read_samples(f.path), eval_set).items():
                 runs.setdefault((chain, eval_set, bench), []).append((f.seed, *mode_shares(part, patterns)))
     rows = []
     for (chain, eval_set, bench), by_seed in runs.items():

@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from rlvr_support.storage.atomic import read_parquet
+from rlvr_support.storage.atomic import read_samples
 from rlvr_support.metrics.bootstrap import bootstrap_ci_grouped
 from rlvr_support.metrics.entropy import answer_entropy, mean_per_prompt
 from rlvr_support.metrics.openings import opening_rank_shift, openings
@@ -70,7 +70,7 @@ def openings_tables(files: list[ScoreFile], *, m: int, top: int, n_boot: int, ci
     samples: dict[tuple[str, str, str], list[tuple[str, pd.DataFrame]]] = {}
     for (chain, eval_set), g in by_chain(files).items():
         for f in g:
-            df = read_parquet(f.path).sort_values(["prompt_id", "sample_idx"], kind="stable")
+            df = read_samples(f.path).sort_values(["prompt_id", "sample_idx"], kind="stable")
             for bench, part in split_benchmarks(df, eval_set).items():
                 samples.setdefault((chain, eval_set, bench), []).append((str(f.path), part, f.seed))
     shift_rows, summary_rows, style_rows = [], [], []

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from rlvr_support.config.benchmarks import prompt_benchmark
-from rlvr_support.storage.atomic import read_parquet
+from rlvr_support.storage.atomic import read_parquet, read_samples
 from rlvr_support.metrics.divergence import js_divergence
 from rlvr_support.analysis.benchmarks import benchmark_column, split_benchmarks, with_token_arrays
 from rlvr_support.analysis.resample import grouped_sum_bootstrap
@@ -106,7 +106,7 @@ def _js_one_set(base, ckpt, tok, fmt: str, base_samples: str, ckpt_samples: str,
     prompt_text = {r["id"]: text for r, text in zip(records, rendered)}
     benchmark = {r["id"]: prompt_benchmark(r) for r in records}
     frames = []
-    subsets = {src: read_parquet(p) for src, p in (("base", base_samples), ("ckpt", ckpt_samples))}
+    subsets = {src: read_samples(p) for src, p in (("base", base_samples), ("ckpt", ckpt_samples))}
     chosen = choose_per_benchmark(subsets["base"], cfg["prompts"], seed, Path(prompts_path).stem)
     T, batch = cfg["max_positions"], cfg["batch"]
     for source, samples in subsets.items():

@@ -25,7 +25,7 @@ from rlvr_support.analysis.runs import by_chain, relation
 from rlvr_support.analysis.scores import ScoreFile
 from rlvr_support.metrics.reasoning_segments import compile_rules, split_reasoning
 from rlvr_support.scoring.verifiers.instructions import score_if  # the families: the job's --verifiers
-from rlvr_support.storage.atomic import read_parquet
+from rlvr_support.storage.atomic import read_samples
 
 EVAL_SETS = ("if", "joint")  # the eval sets whose prompts carry constraints
 # additive per-prompt columns, then the ratios formed from their sums
@@ -73,7 +73,7 @@ def reasoning_if_table(files: list[ScoreFile], prompts: dict[str, dict], *, rule
     runs: dict[tuple[str, str, str], list[tuple[list[str], np.ndarray]]] = {}
     for (chain, eval_set), group in by_chain([f for f in files if f.eval_set in EVAL_SETS]).items():
         for f in group:
-            df = read_parquet(f.path, columns=["prompt_id", "benchmark", "text"])
+            df = read_samples(f.path, columns=["prompt_id", "benchmark", "text"])
             for bench, part in split_benchmarks(df, eval_set).items():
                 runs.setdefault((chain, eval_set, bench), []).append(prompt_sums(part, prompts, markers, prefixes))
     rows = []

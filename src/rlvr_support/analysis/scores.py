@@ -14,7 +14,7 @@ import numpy as np
 
 from rlvr_support.analysis.benchmarks import benchmark_column, split_benchmarks
 from rlvr_support.scoring.rewards import graded_reward, success as success_of
-from rlvr_support.storage.atomic import read_parquet
+from rlvr_support.storage.atomic import read_scores
 
 
 @dataclass(frozen=True)
@@ -51,7 +51,7 @@ def reward_matrices(path: str | Path, benchmark: str | None = None) -> tuple[lis
     """(prompt ids, binary success (P, n), graded reward (P, n)) of one benchmark of the file
     (`None`: every prompt); every prompt must have the same n (per-benchmark budgets may give
     benchmarks different n, so read them one at a time: `benchmark_matrices`)."""
-    df = read_parquet(path)
+    df = read_scores(path)
     if benchmark is not None:
         df = df[benchmark_column(df, Path(path).stem) == benchmark]
     return _matrices(df, f"{path}" + (f" [{benchmark}]" if benchmark is not None else ""))
@@ -59,7 +59,7 @@ def reward_matrices(path: str | Path, benchmark: str | None = None) -> tuple[lis
 
 def benchmark_matrices(path: str | Path) -> dict[str, tuple[list[str], np.ndarray, np.ndarray]]:
     """{benchmark: reward_matrices of its prompts}, benchmarks in the prompts' order."""
-    df = read_parquet(path)
+    df = read_scores(path)
     return {b: _matrices(part, f"{path} [{b}]") for b, part in split_benchmarks(df, Path(path).stem).items()}
 
 

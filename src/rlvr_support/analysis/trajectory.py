@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from rlvr_support.storage.atomic import read_parquet
+from rlvr_support.storage.atomic import read_samples, read_scores
 from rlvr_support.metrics.bootstrap import bootstrap_ci
 from rlvr_support.metrics.entropy import mean_per_prompt, per_prompt_answer_entropy
 from rlvr_support.metrics.passk import best_at_k_matrix, coverage_at_k_per_prompt, pass_at_k_matrix
@@ -54,8 +54,8 @@ ASSOCIATION_COLUMNS = ["eval_set", "benchmark", "x", "y", "n_points", "n_runs", 
 def first_k_samples(samples_path, scores_path, k: int) -> pd.DataFrame:
     """The scored samples with ``sample_idx < k``, sorted by prompt and sample; every prompt must
     have all k (a point read at a larger k than it was sampled with is an error, not a smaller k)."""
-    samples = read_parquet(samples_path)
-    scores = read_parquet(scores_path)
+    samples = read_samples(samples_path)
+    scores = read_scores(scores_path)
     cols = ["prompt_id", "sample_idx", "text"] + (["benchmark"] if "benchmark" in samples.columns else [])
     df = samples[cols].merge(scores.drop(columns=[c for c in ("text", "benchmark") if c in cols and c in scores]),
                              on=["prompt_id", "sample_idx"], how="inner", validate="one_to_one")

@@ -37,7 +37,6 @@ import tempfile
 import time
 from pathlib import Path
 
-import yaml
 
 from rlvr_support.storage.atomic import write_text
 
@@ -57,7 +56,9 @@ SIZES = {
 
 def plan(config_path: Path, quick: bool) -> dict:
     """The world / base / rl / sampling sections for the check, derived from a study config."""
-    cfg = yaml.safe_load(Path(config_path).read_text())
+    from rlvr_support.config.validate import read_yaml
+
+    cfg = read_yaml(config_path)
     size = SIZES["quick" if quick else "full"]
     w = size["world"]
     world = json.loads(json.dumps(cfg["world"]))

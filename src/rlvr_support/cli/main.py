@@ -35,11 +35,49 @@ def build_parser() -> argparse.ArgumentParser:
     def verb(name, fn, help_):
         s = sub.add_parser(name, help=help_, description=help_)
         s.set_defaults(fn=fn)
+        if name != "audit":
+            s.add_argument("--import-input", dest="prov_import", action="append", default=[], metavar="PATH",
+                           help="use PATH, a file of the results tree without a provenance sidecar (put there by "
+                                "hand), as it is: it gets a sidecar recording the import; without this flag such "
+                                "an input stops the job (repeatable)")
         return s
 
     for name in verb_modules():
         importlib.import_module(f"{_verbs.__name__}.{name}").register(verb)
     return p
+
+
+def rerun_verb(argv: list[str], scratch) -> dict:
+    """Run a verb again, in-process, as a sidecar recorded its command line, with its outputs written
+    under `scratch` instead; returns {recorded output: where the rerun wrote it}. What `audit`
+    recomputes a table with (lineage/recompute.py); nothing is written beside the tree, no sidecar."""
+    import contextlib
+    import io
+    from pathlib import Path
+
+    from rlvr_support.lineage.provenance import output_dests
+
+    args = build_parser().parse_args(argv)
+    moved: dict[str, Path] = {}
+
+    def elsewhere(value: str, slot: str) -> str:
+        new = Path(scratch) / slot / Path(value).name
+        new.parent.mkdir(parents=True, exist_ok=True)
+        moved[value] = new
+        return str(new)
+
+    for i, dest in enumerate(output_dests(args)):
+        value = getattr(args, dest, None)
+        if isinstance(value, list):
+            setattr(args, dest, [elsewhere(v, f"{i}-{j}") for j, v in enumerate(value)])
+        elif isinstance(value, str) and value:
+            setattr(args, dest, elsewhere(value, str(i)))
+    from rlvr_support.scoring.verifiers import families
+
+    with families.only(getattr(args, "verifiers", ())), \
+            contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        args.fn(args)
+    return moved
 
 
 # The verbs that fetch: they run as local rules on the submit host (workflow/rules/data.smk, base.smk).
@@ -114,6 +152,12 @@ def _run(args, argv, provenance) -> int:
             return rc
     except (ValueError, FileNotFoundError, GPUUnavailableError) as e:
         print(f"error: {e}", file=sys.stderr)
+        return 1
+    except OSError as e:
+        if e.filename is None:  # not about a path: a bug, whose traceback is the better report
+            raise
+        # an unreadable or unwritable path (a read-only results folder, a file of another user)
+        print(f"error: {e.filename}: {e.strerror or e}", file=sys.stderr)
         return 1
     except KeyError as e:
         from rlvr_support.storage.atomic import MissingColumnError

@@ -21,6 +21,7 @@ samples (the first `n` samples of each prompt), the points between from their ow
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -29,6 +30,9 @@ from rlvr_support.config.chains import CHAIN_RE, parent_chain
 
 ONE_MODEL_BASE = "base"  # a one-model study's starting model (`base:`), as an external checkpoint names it
 WEIGHT_SUFFIXES = (".safetensors", ".bin")
+# The JSON files of a model folder that transformers reads, and through whose `auto_map` it would
+# import and run Python files shipped with the folder (or fetched from another hub repository).
+CODE_MAP_FILES = ("config.json", "tokenizer_config.json", "processor_config.json", "preprocessor_config.json")
 HUB_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$")
 TRAJECTORY_DEFAULTS = {"chains": [], "every": None, "n": None, "eval_sets": None}
 
@@ -126,8 +130,38 @@ def external_step_path(spec: dict, step: int) -> str:
     raise KeyError(f"no intermediate checkpoint at step {step}")
 
 
+def remote_code_problem(path: str | Path) -> str | None:
+    """Why loading the model folder `path` would need code shipped with the checkpoint, or None.
+
+    The pipeline loads every model, tokenizer and config with `trust_remote_code=False`, so such a
+    folder could only fail inside a job; it is refused here, before any job, naming the file and
+    the key. A `model_type` transformers does not know is refused too: only custom code could load it."""
+    p = Path(path).expanduser()
+    for name in CODE_MAP_FILES:
+        f = p / name
+        if not f.is_file():
+            continue
+        try:
+            spec = json.loads(f.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+            return f"{f}: not a readable JSON file ({e})"
+        if not isinstance(spec, dict):
+            return f"{f}: expected a JSON object"
+        if spec.get("auto_map"):
+            return (f"{f}: key auto_map ({', '.join(sorted(spec['auto_map']))}) asks transformers to run code shipped "
+                    "with the checkpoint; the pipeline never runs a checkpoint's own code (trust_remote_code=False): "
+                    "use a checkpoint of an architecture transformers implements")
+        if name == "config.json":
+            from transformers.models.auto.configuration_auto import CONFIG_MAPPING_NAMES
+
+            if spec.get("model_type") not in CONFIG_MAPPING_NAMES:
+                return (f"{f}: key model_type {spec.get('model_type')!r} is not a model type transformers knows; "
+                        "loading it would need the checkpoint's own code, which the pipeline never runs")
+    return None
+
+
 def model_folder_problem(path: str) -> str | None:
-    """Why `path` is not a loadable model folder (config.json and weights), or None."""
+    """Why `path` is not a loadable model folder (config.json and weights, no custom code), or None."""
     p = Path(path).expanduser()
     if not p.exists():
         return f"{path} does not exist"
@@ -137,7 +171,7 @@ def model_folder_problem(path: str) -> str | None:
         return f"{path} has no config.json"
     if not any(f.suffix in WEIGHT_SUFFIXES and f.name != "training_args.bin" for f in p.iterdir()):
         return f"{path} has no weights (*.safetensors or *.bin)"
-    return None
+    return remote_code_problem(p)
 
 
 def check_checkpoint_path(kind: str, path: str) -> str | None:

@@ -17,7 +17,7 @@ from rlvr_support.config.benchmarks import benchmark_sampling, eval_benchmarks, 
 from rlvr_support.config.chains import distill_teacher, parent_chain, parse_chain
 from rlvr_support.config.revisions import unpinned_revisions
 from rlvr_support.config.checkpoints import (base_checkpoints, base_names, check_checkpoint_path,
-                                             external_checkpoints, name_problem, trajectory_cfg)
+                                             external_checkpoints, name_problem, remote_code_problem, trajectory_cfg)
 from rlvr_support.config.defaults import ANALYSIS_DEFAULTS, vllm_rollout_cfg
 
 SCHEMA = Path(__file__).resolve().parents[3] / "workflow" / "schemas" / "config.schema.yaml"
@@ -128,6 +128,10 @@ def _check_semantics(config: dict) -> None:
                               "a datasets world starts from a real model (base.kind: hf or gguf_wheel)")
         if base["kind"] == "pretrain" and base.get("prompt_format", "raw") != "raw":
             raise ConfigError(f"{where}.prompt_format: the toy model has no chat template; use raw")
+        if base["kind"] in ("hf", "local") and Path(base["path"]).expanduser().is_dir():
+            problem = remote_code_problem(base["path"])  # a hub id is checked by the base rule, once fetched
+            if problem:
+                raise ConfigError(f"{where}.path: cannot use the model: {problem}")
     for part in ("divergence", "intervention"):
         extra = sorted(set(config["analysis"].get(part, {}).get("eval_sets", [])) - set(config["eval_sets"]))
         if extra:
@@ -348,12 +352,27 @@ class _UniqueKeyLoader(yaml.SafeLoader):
         return super().construct_mapping(node, deep=deep)
 
 
-def check_duplicate_keys(path: str | Path) -> None:
-    """Raise ConfigError naming the file, key and line of a key given twice in one mapping."""
+def read_yaml(path: str | Path):
+    """A YAML file's content; a key given twice in one mapping, or text that is not YAML (a tab in
+    the indentation), is a ConfigError naming the file and the line."""
     try:
-        yaml.load(Path(path).read_text(), Loader=_UniqueKeyLoader)
+        return yaml.load(Path(path).read_text(encoding="utf-8"), Loader=_UniqueKeyLoader)
     except ConfigError as e:
         raise ConfigError(f"{path}: {e}") from None
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark is not None else str(path)
+        what = getattr(e, "problem", None) or str(e)
+        hint = " (YAML indents with spaces, never tabs)" if "\t" in str(e) or "tab" in what else ""
+        raise ConfigError(f"{where}: not valid YAML: {what}{hint}") from None
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"{path}: not a text file ({e.reason})") from None
+
+
+def check_duplicate_keys(path: str | Path) -> None:
+    """Raise ConfigError naming the file, key and line of a key given twice in one mapping, or of
+    text that is not YAML."""
+    read_yaml(path)
 
 
 def load_config(path: str | Path, *overlays: str | Path) -> dict:
@@ -361,8 +380,7 @@ def load_config(path: str | Path, *overlays: str | Path) -> dict:
     several `--configfile`s (mappings key by key, any other value replaced)."""
     config: dict = {}
     for p in (path, *overlays):
-        check_duplicate_keys(p)
-        layer = yaml.safe_load(Path(p).read_text())
+        layer = read_yaml(p)
         if not isinstance(layer, dict):
             raise ConfigError(f"{p}: a config must be a YAML mapping")
         config = _merged(config, layer)

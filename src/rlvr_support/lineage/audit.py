@@ -15,6 +15,11 @@ manifest's `sha256` map and its sidecar's `artifacts`: integrity.py). A file is
   without a sidecar, or its sidecar was there when a result read it and is gone now; only a
   file outside the tree (a config file, a downloaded model) is taken for an external input.
 
+A table (CSV, and the Markdown beside it) that matches its sidecar is then *recomputed*: its job
+is rerun on the inputs its sidecar names and every cell compared (recompute.py); one that
+differs is *differs*, one whose job cannot be rerun *unverified*. `--quick` skips this and
+checks sha256 only. A table whose inputs have problems of their own is not recomputed.
+
 The first such file is named and the exit status is 1. `audit <folder>` (e.g. `audit
 results/`) checks every file under the folder this way: each with a sidecar, each checkpoint
 file through its manifest; any other file is a finding, except in Snakemake's `logs/` and
@@ -37,10 +42,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from rlvr_support.lineage.sidecar import SUFFIX, Described, described, job_root, load, sha256_file, sidecar_of
-from rlvr_support.lineage.integrity import Problem, checkpoint_files, checkpoint_problems, own_problems
+from rlvr_support.lineage.sidecar import (SUFFIX, TREE_ID, Described, described, job_root, load, same_tree,
+                                          sha256_file, sidecar_of)
+from rlvr_support.lineage.integrity import Problem, checkpoint_problems, checkpoint_record, own_problems
 from rlvr_support.lineage.integrity import display_path as _display
 from rlvr_support.lineage.integrity import short as _short
+from rlvr_support.lineage.recompute import ABS_TOL, REL_TOL, TABLE_SUFFIXES, Recomputer, Rerun, is_table_job
 
 # Folders of a results tree that hold no results: never a finding for lacking sidecars.
 UNTRACKED = {"logs": "Snakemake logs", "benchmarks": "Snakemake benchmark records",
@@ -55,6 +62,8 @@ class Lineage:
     lines: list[str] = field(default_factory=list)
     configs: set = field(default_factory=set)
     tree: Path | None = None  # the folder audited as a whole, if any
+    recomputer: Recomputer | None = None  # None: sha256 only (--quick)
+    tables: int = 0  # tables recomputed and matching
 
 
 @dataclass
@@ -73,6 +82,7 @@ class Seen:
     status: str  # ok | EDITED | REPLACED | NO SIDECAR ...
     note: str  # shown for a file without sidecar
     consistent: bool  # matches its own sidecar, or the manifest of the checkpoint it belongs to
+    clean: bool = True  # it, and everything it was made from, without a problem
 
 
 def _in_results_tree(path: Path, consumer: Consumer | None, lin: Lineage) -> bool:
@@ -116,9 +126,9 @@ def _consumer_problem(name: str, digest: str, seen: Seen, consumer: Consumer, ex
     made, read = rec.get("finished") or "", consumer.rec.get("started") or ""
     if made < read:
         why = f"{rec['verb']} wrote it at {made}, before {consumer.name} was made (at {read}) from another version"
-    elif rec.get("cwd") != consumer.rec.get("cwd"):
-        why = (f"{rec['verb']} wrote it in {rec.get('cwd')}, not in {consumer.rec.get('cwd')} where "
-               f"{consumer.name} was made")
+    elif not same_tree(rec, consumer.rec):
+        why = (f"{rec['verb']} wrote it in another results tree (in {rec.get('cwd')}) than the one {consumer.name} "
+               f"was made in (in {consumer.rec.get('cwd')})")
     else:
         return Problem(name, "stale", f"{recorded} (rerun the workflow)")
     return Problem(name, "replaced", f"{recorded}; it matches its sidecar, but that says {why}: file and sidecar "
@@ -126,21 +136,10 @@ def _consumer_problem(name: str, digest: str, seen: Seen, consumer: Consumer, ex
                                      "would build on the replacement")
 
 
-def _checkpoint_record(path: Path) -> tuple[Path, list[tuple[str, str]]] | None:
-    """(manifest, [(sha256, where recorded)]) when `path` is a file of a checkpoint: listed by a
-    manifest beside it or one folder up (the weights in model/, monitor.csv beside the manifest)."""
-    me = path.resolve()
-    for folder in (path.parent, path.parent.parent):
-        for m in sorted(folder.glob("*.json")):
-            if me in (files := checkpoint_files(m, described(m))):
-                return m, files[me][1]
-    return None
-
-
 def _first_visit(path: Path, name: str, lin: Lineage, consumer: Consumer | None) -> Seen:
     digest, desc = sha256_file(path), described(path)
     own, note, covered = own_problems(name, digest, desc), "no sidecar", False
-    if desc.rec is None and (ckpt := _checkpoint_record(path)):
+    if desc.rec is None and (ckpt := checkpoint_record(path)):
         # a checkpoint's file: its manifest and the manifest's sidecar are its provenance
         manifest, records = ckpt
         covered, note = True, f"a checkpoint file, checked against {_display(manifest)}"
@@ -156,15 +155,17 @@ def _first_visit(path: Path, name: str, lin: Lineage, consumer: Consumer | None)
                 consistent=not own and (desc.entry is not None or covered))
 
 
-def _visit(path: Path, lin: Lineage, depth: int, consumer: Consumer | None) -> None:
+def _visit(path: Path, lin: Lineage, depth: int, consumer: Consumer | None) -> bool:
+    """Check `path` and, the first time, everything it was made from; True when all of it is clean."""
     pad = "  " * depth
     name = _display(path)
     if not path.is_file():
         lin.problems.append(Problem(name, "missing", f"needed by {consumer.name}" if consumer else "no such file"))
         lin.lines.append(f"{pad}{name}  MISSING")
-        return
+        return False
     key = str(path.resolve())
     revisit = key in lin.seen
+    before = len(lin.problems)
     if not revisit:
         lin.seen[key] = _first_visit(path, name, lin, consumer)
     seen = lin.seen[key]
@@ -176,20 +177,25 @@ def _visit(path: Path, lin: Lineage, depth: int, consumer: Consumer | None) -> N
             status = p.kind.upper()
     if revisit:
         lin.lines.append(f"{pad}{name}  sha256 {_short(seen.digest)} {status} (see above)")
-        return
+        return seen.clean and len(lin.problems) == before
     n_ckpt, bad_ckpt = checkpoint_problems(Path(name), desc)
     lin.problems += bad_ckpt
     arts = f" + {n_ckpt} checkpoint files {'ok' if not bad_ckpt else f'({len(bad_ckpt)} BAD)'}" if n_ckpt else ""
     if desc.rec is None:
         lin.lines.append(f"{pad}{name}  sha256 {_short(seen.digest)} {status}{arts}  ({seen.note})")
-        return
+        seen.clean = len(lin.problems) == before
+        return seen.clean
     rec, root = desc.rec, desc.root
     code = rec.get("code", {})
     lin.codes.setdefault(code.get("package_hash"), code)
     lin.lines.append(f"{pad}{name}  sha256 {_short(seen.digest)} {status}{arts}")
-    lin.lines.append(f"{pad}  made by rule {rec.get('rule')} (verb {rec['verb']}) on {rec.get('host')} "
-                     f"at {rec.get('finished')}; code {_short(code.get('git_commit'))}"
-                     f"{'+dirty' if code.get('git_dirty') else ''} package {code.get('package_hash')}")
+    if rec.get("imported"):
+        lin.lines.append(f"{pad}  imported by hand (--import-input) on {rec.get('host')} at {rec.get('finished')}, "
+                         "as it was: nothing records how it was made")
+    else:
+        lin.lines.append(f"{pad}  made by rule {rec.get('rule')} (verb {rec['verb']}) on {rec.get('host')} "
+                         f"at {rec.get('finished')}; code {_short(code.get('git_commit'))}"
+                         f"{'+dirty' if code.get('git_dirty') else ''} package {code.get('package_hash')}")
     for sec, val in sorted(rec.get("config", {}).items()):
         text = json.dumps(val, sort_keys=True, separators=(",", ":"))
         shown = "(as above)" if (sec, text) in lin.configs else text
@@ -197,28 +203,48 @@ def _visit(path: Path, lin: Lineage, depth: int, consumer: Consumer | None) -> N
         lin.lines.append(f"{pad}  config {sec}: {shown}")
     if rec.get("seeds"):
         lin.lines.append(f"{pad}  seeds: {json.dumps(rec['seeds'], sort_keys=True)}")
-    for inp in rec.get("inputs", []):
-        _visit(root / inp["path"], lin, depth + 1, Consumer(name, rec, inp))
+    at = len(lin.lines)
+    inputs_clean = all([_visit(root / inp["path"], lin, depth + 1, Consumer(name, rec, inp))
+                        for inp in rec.get("inputs", [])])
+    if lin.recomputer is not None and path.suffix in TABLE_SUFFIXES and is_table_job(rec) and seen.consistent:
+        lin.lines.insert(at, f"{pad}  {_recompute(path, name, desc, lin, inputs_clean)}")
+    seen.clean = len(lin.problems) == before
+    return seen.clean
 
 
-def lineage(path: str | Path) -> Lineage:
-    lin = Lineage()
+def _recompute(path: Path, name: str, desc: Described, lin: Lineage, inputs_clean: bool) -> str:
+    """Recompute the table `path` from its inputs (recompute.py); the line to show."""
+    if not inputs_clean:
+        return "not recomputed: what it was made from has problems (below)"
+    out = lin.recomputer.check(path, desc.rec, desc.root, desc.entry)
+    if out.problem is not None:
+        kind = "unverified" if out.problem.startswith("cannot be recomputed") else "differs"
+        lin.problems.append(Problem(name, kind, out.problem))
+        return f"recomputed: {kind.upper()}"
+    lin.tables += 1
+    what = f"all {out.cells} rows match" if path.suffix == ".csv" else "every number matches"
+    return f"recomputed from its inputs ({desc.rec['verb']} rerun, {out.seconds:.1f} s): {what}"
+
+
+def lineage(path: str | Path, recomputer: Recomputer | None = None) -> Lineage:
+    lin = Lineage(recomputer=recomputer)
     _visit(Path(path), lin, 0, None)
     return lin
 
 
-def tree_audit(folder: str | Path) -> tuple[Lineage, Counter]:
+def tree_audit(folder: str | Path, recomputer: Recomputer | None = None) -> tuple[Lineage, Counter]:
     """Every file under `folder`, checked as in a lineage; (the lineage, files per kind of coverage)."""
     folder = Path(folder)
-    lin = Lineage(tree=folder.resolve())
+    lin = Lineage(tree=folder.resolve(), recomputer=recomputer)
     counts, sidecars, data = Counter(), [], []
-    for p in sorted(p for p in folder.rglob("*") if p.is_file()):
+    # the tree's identity (and a temp of it a killed job left) holds no result
+    for p in sorted(p for p in folder.rglob("*") if p.is_file() and not p.name.startswith(TREE_ID)):
         if part := next((d for d in p.relative_to(folder).parts[:-1] if d in UNTRACKED), None):
             counts[f"in {part}/ ({UNTRACKED[part]}, not under provenance)"] += 1
         else:
             (sidecars if p.name.endswith(SUFFIX) else data).append(p)
     for p in data:
-        if not sidecar_of(p).is_file() and _checkpoint_record(p):  # checked when its manifest is
+        if not sidecar_of(p).is_file() and checkpoint_record(p):  # checked when its manifest is
             counts["checkpoint files (checked through their manifests)"] += 1
             continue
         counts["with a sidecar" if sidecar_of(p).is_file() else "without a sidecar"] += 1
@@ -316,13 +342,27 @@ def _indent(text: str, pad: str = "    ") -> str:
 EXPLAINERS = {"passk-table": explain_passk}
 
 
+def _not_a_table(path: Path, rec: dict) -> str:
+    """Why `path`'s numbers are explained elsewhere: a figure draws its table's, Markdown shows the CSV's."""
+    if path.suffix == ".md" and path.with_suffix(".csv").is_file():
+        return f"{path} shows the numbers of {path.with_suffix('.csv')}: explain them there (audit it with --row)"
+    tables = [i["path"] for i in rec.get("inputs", []) if i["path"].endswith(".csv")]
+    source = f"; its numbers come from {', '.join(tables)} (audit that with --row)" if tables else ""
+    return f"{path}: --row explains a number of a CSV table, and this is a {path.suffix or 'suffix-less'} file{source}"
+
+
 def explain(path: str | Path, selector: str, column: str, say=print) -> bool:
     path = Path(path)
     side = sidecar_of(path)
     if not side.is_file():
         raise FileNotFoundError(f"{path}: no provenance sidecar {side}")
     rec = load(side)
-    table = pd.read_csv(path)
+    if path.suffix != ".csv":
+        raise ValueError(_not_a_table(path, rec))
+    try:
+        table = pd.read_csv(path)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as e:
+        raise ValueError(f"{path}: not a readable CSV table ({' '.join(str(e).split())[:200]})") from None
     if column not in table:
         raise ValueError(f"{path}: no column {column!r} (columns: {', '.join(table.columns)})")
     row = select_row(table, selector, path)
@@ -338,29 +378,77 @@ def explain(path: str | Path, selector: str, column: str, say=print) -> bool:
     return fn(path, rec, side, row, column, say)
 
 
-def run(path: str, row: str | None = None, column: str | None = None, say=print) -> int:
-    """The `audit` verb: lineage with checks, then (with --row) one number explained; or, for a
-    folder, every file under it checked. Exit status."""
-    if Path(path).is_dir():
-        if row is not None:
-            raise ValueError(f"{path}: --row explains a number of one table, not of a folder")
-        lin, counts = tree_audit(path)
-        say(f"{sum(counts.values())} files under {_display(Path(path))}, besides their sidecars:")
-        for what, n in sorted(counts.items()):
-            say(f"  {n} {what}")
-    else:
-        lin = lineage(path)
-        for line in lin.lines:
-            say(line)
+def _table_jobs(path: Path) -> list[tuple[dict, Path]]:
+    """The table jobs an audit of `path` (a folder: every sidecar under it; a file: its lineage) will
+    recompute: (sidecar record, working directory). Reads sidecars only."""
+    sides = sorted(path.rglob(f"*{SUFFIX}")) if path.is_dir() else [sidecar_of(path)]
+    jobs, seen = [], set()
+    while sides:
+        side = sides.pop()
+        if side in seen or not side.is_file():
+            continue
+        seen.add(side)
+        try:
+            rec = load(side)
+        except ValueError:
+            continue  # the walk reports it
+        root = job_root(side, rec)
+        if is_table_job(rec):
+            jobs.append((rec, root))
+        if not path.is_dir():
+            sides += [sidecar_of(root / i["path"]) for i in rec.get("inputs", [])]
+    return jobs
+
+
+def run(path: str, row: str | None = None, column: str | None = None, say=print, quick: bool = False,
+        rerun: Rerun | None = None, jobs: int = 1) -> int:
+    """The `audit` verb: lineage with checks (tables recomputed by `rerun`, the CLI's, `jobs` at a time,
+    unless `quick`), then (with --row) one number explained; or, for a folder, every file under it
+    checked. Exit status."""
+    if not quick and rerun is None:
+        raise ValueError("audit: recomputing the tables needs the verbs that made them (rerun); or pass quick")
+    if not Path(path).exists():
+        raise FileNotFoundError(f"{path}: no such file or folder")
+    if row is not None and not Path(path).is_dir():  # before the audit's work: a figure has no rows
+        rec = load(sidecar_of(path)) if sidecar_of(path).is_file() else {}
+        if Path(path).suffix != ".csv":
+            raise ValueError(_not_a_table(Path(path), rec))
+    recomputer = None if quick else Recomputer(rerun)
+    try:
+        if recomputer is not None and jobs > 1:
+            recomputer.prefetch(_table_jobs(Path(path)), jobs)
+        if Path(path).is_dir():
+            if row is not None:
+                raise ValueError(f"{path}: --row explains a number of one table, not of a folder")
+            lin, counts = tree_audit(path, recomputer)
+            say(f"{sum(counts.values())} files under {_display(Path(path))}, besides their sidecars:")
+            for what, n in sorted(counts.items()):
+                say(f"  {n} {what}")
+        else:
+            lin = lineage(path, recomputer)
+            for line in lin.lines:
+                say(line)
+    finally:
+        if recomputer is not None:
+            recomputer.close()
     say("\ncode versions: " + "; ".join(
         f"package {h} = git {_short(c.get('git_commit'))}{' (dirty)' if c.get('git_dirty') else ''}"
         for h, c in lin.codes.items()))
     if lin.problems:
         for p in lin.problems:
             say(f"PROBLEM {p}")
-        say(f"error: {lin.problems[0].path} no longer matches its provenance ({lin.problems[0].kind})")
+        first = lin.problems[0]
+        if first.kind in ("differs", "unverified"):
+            say(f"error: {first.path} is not what its inputs give when recomputed ({first.kind})")
+        else:
+            say(f"error: {first.path} no longer matches its provenance ({first.kind})")
         return 1
     say(f"all {len(lin.seen)} files match their recorded sha256")
+    if recomputer is not None:
+        say(f"tables recomputed from their inputs: {lin.tables}, all matching, every cell within "
+            f"{ABS_TOL:g} + {REL_TOL:g} x |value| ({recomputer.seconds:.1f} s of reruns)")
+    else:
+        say("tables not recomputed (--quick): their numbers are checked by sha256 only")
     if row is not None:
         if not explain(path, row, column or "mean", say=say):
             return 1

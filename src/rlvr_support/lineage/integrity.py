@@ -18,8 +18,9 @@ on the (busy, 2-core) dev VM, so a 16 GB checkpoint adds about 25 s to every job
 (sample, base-metrics, train, the analyses), less when its shards hash on several idle cores, more
 when the disk reads slower than that.
 
-An input without a sidecar (a config file, a downloaded model folder) has nothing to be checked
-against and passes; `audit` reports a missing sidecar inside the results tree.
+An input without a sidecar from outside the results tree (a config file, a downloaded model
+folder) has nothing to be checked against and passes; one inside the tree is refused by
+provenance.begin, and reported by `audit`.
 """
 
 from __future__ import annotations
@@ -104,6 +105,17 @@ def checkpoint_files(manifest: Path, desc: Described) -> dict[Path, tuple[Path, 
     for shown, sha, where in listed:
         out.setdefault(shown.resolve(), (shown, []))[1].append((sha, where))
     return out
+
+
+def checkpoint_record(path: Path) -> tuple[Path, list[tuple[str, str]]] | None:
+    """(manifest, [(sha256, where recorded)]) when `path` is a file of a checkpoint: listed by a
+    manifest beside it or one folder up (the weights in model/, monitor.csv beside the manifest)."""
+    me = path.resolve()
+    for folder in (path.parent, path.parent.parent):
+        for m in sorted(folder.glob("*.json")):
+            if me in (files := checkpoint_files(m, described(m))):
+                return m, files[me][1]
+    return None
 
 
 def hash_files(paths: list[Path]) -> dict[Path, str]:

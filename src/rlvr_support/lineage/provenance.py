@@ -12,6 +12,16 @@ reads it (see integrity.py).
 Times and hosts live only in sidecars, never in the outputs, so outputs stay byte-identical
 across reruns.
 
+Paths in a sidecar are relative to the workflow root (the job's working directory) and `root`
+leads from the sidecar back to it, so a results tree can be copied or moved and still audits
+clean; `tree` is the tree's identity (sidecar.TREE_ID), which a copy or move carries along.
+
+An input inside the job's results tree (the top folder of its outputs, e.g. `results/`) must
+have a sidecar that matches it: one without is refused, naming it, unless the job is told it is
+a deliberate import (`--import-input PATH`, which gives it a sidecar of verb `import`). Files of
+a checkpoint are covered by its manifest; what comes from outside the tree (a config, a local
+model folder, source data) gets its sidecar from the rule that reads it in.
+
 How a verb declares its files (cli.py calls `begin` before and `finish` after every verb):
 
 * By convention, arguments named `out`, `out_dir`, `headline` or `out_*` are outputs; every
@@ -34,6 +44,7 @@ How a verb declares its files (cli.py calls `begin` before and `finish` after ev
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as _dt
 import functools
 import json
@@ -42,15 +53,18 @@ import platform
 import socket
 import subprocess
 import sys
+import tempfile
 import time
+import uuid
 from importlib import metadata
 from pathlib import Path
 
-from rlvr_support.storage.atomic import remove_stale_temps, write_json
+from rlvr_support.storage.atomic import current_umask, remove_stale_temps, write_json
 from rlvr_support.lineage.codehash import PACKAGE, code_hash
-from rlvr_support.lineage.integrity import verify_input
+from rlvr_support.lineage.integrity import IntegrityError, checkpoint_record, verify_input
 # the reading side of the format, used here and re-exported for callers of this module
-from rlvr_support.lineage.sidecar import SCHEMA, SUFFIX, load, sha256_file, sidecar_of  # noqa: F401
+from rlvr_support.lineage.sidecar import (SCHEMA, SUFFIX, TREE_ID, described, load, sha256_file,  # noqa: F401
+                                          sidecar_of, tree_id, tree_top)
 
 OUTPUT_DESTS = ("out", "out_dir", "headline")
 PACKAGES = ("rlvr-support", "torch", "transformers", "trl", "accelerate", "datasets", "tokenizers",
@@ -147,12 +161,22 @@ def _arg_paths(value) -> list[str]:
     return out
 
 
-def declared_files(args: argparse.Namespace) -> tuple[list[str], list[str]]:
-    """(input paths, output paths) of a parsed verb, by declaration or by convention (module doc)."""
-    params = {k: v for k, v in vars(args).items() if not k.startswith("prov") and k not in ("fn", "verb")}
+def _params(args: argparse.Namespace) -> dict:
+    return {k: v for k, v in vars(args).items() if not k.startswith("prov") and k not in ("fn", "verb")}
+
+
+def output_dests(args: argparse.Namespace) -> list[str]:
+    """The arguments of a parsed verb that name its outputs, by declaration or by convention."""
     out_dests = getattr(args, "prov_outputs", None)
     if out_dests is None:
-        out_dests = [k for k in params if k in OUTPUT_DESTS or k.startswith("out_")]
+        out_dests = [k for k in _params(args) if k in OUTPUT_DESTS or k.startswith("out_")]
+    return list(out_dests)
+
+
+def declared_files(args: argparse.Namespace) -> tuple[list[str], list[str]]:
+    """(input paths, output paths) of a parsed verb, by declaration or by convention (module doc)."""
+    params = _params(args)
+    out_dests = output_dests(args)
     in_dests = getattr(args, "prov_inputs", None)
     outputs = [p for d in out_dests for p in _arg_paths(params.get(d))]
     inputs = []
@@ -198,6 +222,56 @@ def _artifacts(manifest: Path, since: float, cwd: Path) -> list[dict]:
     return [{"path": _rel(p, cwd), "sha256": sha256_file(p), "bytes": p.stat().st_size} for p in files]
 
 
+def _tree_identity(outputs: list[str], cwd: Path) -> str | None:
+    """The identity of the results tree the outputs go to, made by the first job writing there."""
+    top = next((t for o in outputs if (t := tree_top(o, cwd)) is not None), None)
+    if top is None:
+        return None
+    if (known := tree_id(top)) is not None:
+        return known
+    top.mkdir(parents=True, exist_ok=True)
+    # link, not rename: of two jobs starting at once in a new tree, the first one's identity stands
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f"{TREE_ID}.", dir=top)
+    except OSError as e:
+        raise type(e)(e.errno, e.strerror, str(top)) from None
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(uuid.uuid4().hex + "\n")
+        os.chmod(tmp, 0o666 & ~current_umask())
+        with contextlib.suppress(FileExistsError):
+            os.link(tmp, top / TREE_ID)
+    finally:
+        os.unlink(tmp)
+    return tree_id(top)
+
+
+class UnrecordedInputError(IntegrityError):
+    """An input inside the results tree has no provenance sidecar."""
+
+
+def _unrecorded(path: str, top: Path) -> UnrecordedInputError:
+    return UnrecordedInputError(
+        f"input {path} has no provenance sidecar ({sidecar_of(path).name}), inside the results tree {top.name}/: "
+        "nothing says how it was made, so the job stops before reading it. Rerun the workflow to remake it, "
+        f"or, to use it as it is on purpose, run the job with --import-input {path} (which records the import)")
+
+
+def import_input(path: str, argv: list[str]) -> Path:
+    """Give `path`, a file put into the results tree by hand, a sidecar saying so (verb `import`):
+    the `--import-input` of every verb. A file whose sidecar matches it is left as it is."""
+    if not Path(path).is_file():
+        raise FileNotFoundError(f"--import-input {path}: no such file")
+    desc = described(path)
+    if desc.entry is not None and desc.entry["sha256"] == sha256_file(path):
+        return desc.sidecar
+    print(f"importing {path} as it is: its sidecar records an import by hand (verb import)", file=sys.stderr)
+    args = argparse.Namespace(verb="import", fn=None, out=str(path), prov_inputs=[])
+    rec = begin(args, argv, rule="import")
+    rec["imported"] = True
+    return finish(rec)[0]
+
+
 # ------------------------------------------------------------------ the hook
 class Record(dict):
     """What `begin` learned before the verb ran; `finish` adds the outputs and writes sidecars."""
@@ -226,15 +300,22 @@ def begin(args: argparse.Namespace, argv: list[str], rule: str | None = None) ->
     missing = [p for p in inputs if not Path(p).is_file()]
     if missing:
         raise FileNotFoundError(f"input file {missing[0]} does not exist")
+    for p in getattr(args, "prov_import", None) or []:
+        import_input(p, argv)
+    tops = {t for o in outputs if (t := tree_top(o, cwd)) is not None}
     hashed = []
     for p in inputs:
         digest = sha256_file(p)
         # the one place every verb's inputs pass before the verb reads them: an input that no longer
-        # matches its recorded sha256 stops the job here (IntegrityError, naming the file)
+        # matches its recorded sha256 stops the job here (IntegrityError, naming the file), and so
+        # does one of the job's results tree that nothing records (UnrecordedInputError)
         verify_input(p, digest)
+        recorded = sidecar_of(p).is_file()
+        if not recorded and (top := tree_top(p, cwd)) in tops and checkpoint_record(Path(p)) is None:
+            raise _unrecorded(p, top)
         hashed.append({"path": _rel(p, cwd), "sha256": digest, "bytes": Path(p).stat().st_size,
-                       "sidecar": _rel(sidecar_of(p), cwd) if sidecar_of(p).is_file() else None})
-    params = {k: _jsonable(v) for k, v in vars(args).items() if not k.startswith("prov") and k not in ("fn", "verb")}
+                       "sidecar": _rel(sidecar_of(p), cwd) if recorded else None})
+    params = {k: _jsonable(v) for k, v in _params(args).items()}
     rec = Record(
         schema=SCHEMA, rule=rule, rule_source=rule_source, verb=args.verb,
         command=[Path(sys.executable).name, "-m", "rlvr_support", *argv],
@@ -242,7 +323,8 @@ def begin(args: argparse.Namespace, argv: list[str], rule: str | None = None) ->
         seeds=_seeds(params),
         inputs=hashed,
         code=code_version(), packages=package_versions(),
-        host=socket.gethostname(), platform=platform.platform(), cwd=str(cwd), started=_now(),
+        host=socket.gethostname(), platform=platform.platform(), cwd=str(cwd),
+        tree=_tree_identity(outputs, cwd), started=_now(),
     )
     rec._t0 = time.time()
     rec._declared = outputs

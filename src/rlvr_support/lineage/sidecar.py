@@ -39,6 +39,39 @@ def load(sidecar: str | os.PathLike) -> dict:
     return rec
 
 
+def tree_top(path: str | os.PathLike, cwd: Path) -> Path | None:
+    """The results tree `path` lies in: the top folder under the workflow root `cwd` that holds it
+    (`results/` for results/tables/x.csv); None for a file directly in `cwd` or outside it."""
+    p = Path(path)
+    try:
+        rel = p.relative_to(cwd) if p.is_absolute() else Path(os.path.normpath(p))
+    except ValueError:
+        return None
+    return cwd / rel.parts[0] if len(rel.parts) > 1 and rel.parts[0] != ".." else None
+
+
+# A results tree's identity, in a file at its top: written by the first job that writes into the
+# tree, recorded in every sidecar (`tree`), and carried along when the tree is copied or moved. The
+# audit tells a file remade in this tree (stale) from one copied in from another tree (replaced)
+# by it, not by the absolute path of the working directory, which a move changes.
+TREE_ID = ".provenance-tree"
+
+
+def tree_id(top: Path) -> str | None:
+    try:
+        return (top / TREE_ID).read_text().strip() or None
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+
+
+def same_tree(a: dict, b: dict) -> bool:
+    """Were the jobs of sidecars `a` and `b` run in the same results tree? (Sidecars written before
+    trees had an identity: the same working directory.)"""
+    if a.get("tree") and b.get("tree"):
+        return a["tree"] == b["tree"]
+    return a.get("cwd") == b.get("cwd")
+
+
 def job_root(sidecar: Path, rec: dict) -> Path:
     """The working directory of the job that wrote the sidecar (paths in it are relative to that)."""
     return (sidecar.parent / rec.get("root", ".")).resolve()

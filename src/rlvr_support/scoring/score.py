@@ -33,6 +33,7 @@ from rlvr_support.config.defaults import SCORING_DEFAULTS
 from rlvr_support.storage.atomic import MissingColumnError
 from rlvr_support.scoring.reasoning import strip_reasoning
 from rlvr_support.scoring.verifiers import families
+from rlvr_support.storage.schemas import SCORE_SCHEMA
 from rlvr_support.scoring.verifiers.joint import score_joint
 
 TASKS = ("math", "if", "joint")
@@ -47,21 +48,7 @@ class _Answer(NamedTuple):
 
 SAMPLE_INPUTS = ("prompt_id", "sample_idx", "text")  # the only sample columns scoring reads
 _IF_CHUNK = 16384  # IF rows per language prefetch
-OUTPUT_COLUMNS = [
-    "prompt_id",
-    "benchmark",
-    "sample_idx",
-    "task",
-    "reward",
-    "math_correct",
-    "extracted_answer",
-    "timeout",
-    "if_prompt_strict",
-    "if_prompt_loose",
-    "if_frac_strict",
-    "if_frac_loose",
-    "joint_soft",
-]
+OUTPUT_COLUMNS = SCORE_SCHEMA.names  # the scores file's contract (storage/schemas.py)
 
 
 def load_prompts(path: str | Path) -> dict[str, dict]:
@@ -130,15 +117,18 @@ def score_samples(
     workers: int = 1,
     reasoning: str = "none",
     math_extraction: str = "strict",
+    sources: tuple[str, str] = ("samples", "prompts"),
 ) -> pd.DataFrame:
-    """Score every sample row; output rows are in input order (see module doc)."""
+    """Score every sample row; output rows are in input order (see module doc). `sources` names
+    the samples and the prompts in errors (the files they were read from)."""
     for col in SAMPLE_INPUTS:
         if col not in samples.columns:
             raise MissingColumnError(col, "samples")
     pids = [str(p) for p in samples["prompt_id"]]
     unknown = sorted({p for p in pids if p not in prompts})
     if unknown:
-        raise ValueError(f"samples refer to unknown prompt_id(s): {unknown[:10]}")
+        raise ValueError(f"{sources[0]}: column 'prompt_id': {len(unknown)} id(s) not in {sources[1]}: "
+                         f"{', '.join(unknown[:5])}{' ...' if len(unknown) > 5 else ''}")
     texts = ["" if t is None or (isinstance(t, float) and math.isnan(t)) else str(t) for t in samples["text"]]
     texts = [strip_reasoning(t, reasoning) for t in texts]
     tasks = [prompts[p]["task"] for p in pids]

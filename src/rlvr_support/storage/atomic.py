@@ -2,7 +2,8 @@
 
 Shared clusters: a finished output has the mode an ordinary `open` would give it (0666 and
 folders 0777, less the umask), not mkstemp's private 0600/0700, so colleagues can read
-results. It is fsynced before the rename and its folder after, so a crash right after a job
+results; a published folder's files get it too, whatever wrote them (safetensors writes its
+weights 0600: `shared_modes`). It is fsynced before the rename and its folder after, so a crash right after a job
 "finished" cannot leave a renamed but empty file. A temp file is named
 `.<name>.tmp-<pid>-<random><suffix>`; one whose process is gone (a SIGKILL mid-write) is
 removed when a job next writes that output (`remove_stale_temps`).
@@ -101,12 +102,22 @@ def _fsync_tree(root: Path) -> None:
 
 
 @contextlib.contextmanager
+def _naming(path: Path):
+    """An error creating the temp file of `path` names `path` (the output), not the temp name."""
+    try:
+        yield
+    except OSError as e:
+        raise type(e)(e.errno, e.strerror, str(path)) from None
+
+
+@contextlib.contextmanager
 def atomic_path(path: str | os.PathLike, suffix: str = ""):
     """Yield a temporary path beside `path`; rename it onto `path` only if the block succeeds."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     remove_stale_temps(path)
-    fd, tmp = tempfile.mkstemp(prefix=_temp_prefix(path), suffix=suffix or path.suffix, dir=path.parent)
+    with _naming(path):
+        fd, tmp = tempfile.mkstemp(prefix=_temp_prefix(path), suffix=suffix or path.suffix, dir=path.parent)
     os.close(fd)
     try:
         yield Path(tmp)
@@ -125,7 +136,8 @@ def atomic_dir(path: str | os.PathLike):
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     remove_stale_temps(path)
-    tmp = Path(tempfile.mkdtemp(prefix=_temp_prefix(path), dir=path.parent))
+    with _naming(path):
+        tmp = Path(tempfile.mkdtemp(prefix=_temp_prefix(path), dir=path.parent))
     try:
         os.chmod(tmp, 0o777 & ~current_umask())
         yield tmp
@@ -134,10 +146,24 @@ def atomic_dir(path: str | os.PathLike):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def shared_modes(root: str | os.PathLike) -> None:
+    """Give `root` and every folder and file under it the mode the umask gives a new one (0777 / 0666
+    less the umask). Some writers create private files whatever the umask says: safetensors writes
+    model.safetensors 0600, and a cluster's collaborators could not read the checkpoints."""
+    mask = current_umask()
+    for folder, _, files in os.walk(root):
+        os.chmod(folder, 0o777 & ~mask)
+        for name in files:
+            p = os.path.join(folder, name)
+            if not os.path.islink(p):
+                os.chmod(p, 0o666 & ~mask)
+
+
 def publish_dir(staged: str | os.PathLike, path: str | os.PathLike) -> None:
     """Move a finished directory onto `path` (same filesystem), replacing what was there; its files
-    are fsynced first and the parent folder after."""
+    get the umask's modes and are fsynced first, the parent folder after."""
     path = Path(path)
+    shared_modes(staged)
     _fsync_tree(Path(staged))
     if path.exists():
         shutil.rmtree(path)
@@ -199,6 +225,35 @@ def read_parquet(path, columns: list[str] | None = None):
         return pyarrow.Table.from_batches(list(f.iter_batches(columns=have)), schema).to_pandas()
     except (pyarrow.ArrowInvalid, OSError) as e:
         raise ValueError(f"{path}: unreadable Parquet file (truncated or corrupt?): {e}") from None
+
+
+def _read_checked(path, schema, what: str, columns: list[str] | None):
+    import pyarrow
+    import pyarrow.parquet as pq
+
+    from rlvr_support.storage.schemas import schema_problem
+
+    try:
+        have = pq.read_schema(path)
+    except (pyarrow.ArrowInvalid, OSError) as e:
+        raise ValueError(f"{path}: unreadable Parquet file (truncated or corrupt?): {e}") from None
+    if problem := schema_problem(path, have, schema, what):
+        raise ValueError(problem)
+    return read_parquet(path, columns)
+
+
+def read_samples(path, columns: list[str] | None = None):
+    """A samples file (read_parquet), checked first against the samples schema (storage/schemas.py)."""
+    from rlvr_support.storage.schemas import ROUTED_SAMPLE_SCHEMA
+
+    return _read_checked(path, ROUTED_SAMPLE_SCHEMA, "samples", columns)
+
+
+def read_scores(path, columns: list[str] | None = None):
+    """A scores file (read_parquet), checked first against the scores schema (storage/schemas.py)."""
+    from rlvr_support.storage.schemas import SCORE_SCHEMA
+
+    return _read_checked(path, SCORE_SCHEMA, "scores", columns)
 
 
 class MissingColumnError(KeyError):

@@ -98,6 +98,7 @@ def grpo_config(out: Path, rl: dict, seed: int, remedies: dict | None = None):
         disable_tqdm=False,
         dataloader_num_workers=0,
         **grpo_vllm_kwargs(rl),  # rl.rollout_backend: vllm (training/vllm_rollouts.py)
+        trust_remote_code=False,  # TRL's own loads (processor, vLLM rollouts): never a checkpoint's code
         **overrides,
     )
 
@@ -156,7 +157,7 @@ def train_stage(parent: str, task: str, prompts_path: str, out_manifest: str, rl
         "teacher": resume_state.file_digest(teacher) if teacher else None, "code": code})
     fmt = prompt_format(parent)  # copied into the new manifest below
     monitor = _monitor(tok, rl, task, probes, partial / "monitor.csv", seed, fmt)
-    callbacks = [monitor] if monitor else []
+    callbacks = [resume_state.SharedModes(), *([monitor] if monitor else [])]
     if rl.get("keep_every"):  # a trajectory chain (config/checkpoints.py)
         callbacks.append(KeepWeights(partial, rl["keep_every"]))
     trainer = SupportGRPOTrainer(

@@ -19,11 +19,9 @@ def cmd_openings_table(a):
 
     tok = None
     if a.tokenizer:
-        from transformers import AutoTokenizer
+        from rlvr_support.models.loading import checkpoint_dir, load_tokenizer
 
-        from rlvr_support.models.loading import checkpoint_dir
-
-        tok = AutoTokenizer.from_pretrained(checkpoint_dir(a.tokenizer))
+        tok = load_tokenizer(checkpoint_dir(a.tokenizer))
     c = a.cfg
     shift, summary, styles = openings_tables(parse_files(a.samples, a.samples_root), m=c["opening_tokens"],
                                              top=c["openings_top"], n_boot=c["bootstrap"], ci=c["ci"],

@@ -11,11 +11,11 @@ from rlvr_support.cli.verifier_args import add_verifier_args
 
 
 def cmd_score(a):
-    from rlvr_support.storage.atomic import read_parquet, write_parquet
+    from rlvr_support.storage.atomic import read_samples, write_parquet
     from rlvr_support.scoring.score import SAMPLE_INPUTS, load_prompts, score_samples, scoring_options
 
-    samples = read_parquet(a.samples, columns=list(SAMPLE_INPUTS))
-    scores = score_samples(samples, load_prompts(a.prompts), **scoring_options(a.cfg))
+    samples = read_samples(a.samples, columns=list(SAMPLE_INPUTS))
+    scores = score_samples(samples, load_prompts(a.prompts), **scoring_options(a.cfg), sources=(a.samples, a.prompts))
     write_parquet(a.out, scores)
     print(f"{len(scores)} samples scored, mean reward {scores['reward'].mean():.4f}, "
           f"{int(scores['timeout'].sum())} timeouts")
