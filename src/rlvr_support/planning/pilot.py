@@ -180,7 +180,11 @@ def run_pilot(model_config: dict, rl: dict, sampling: dict, prompt_tokens: int, 
     timer.wrap(trainer, "_generate_and_score_completions", "_generate_and_score")
     timer.wrap(trainer, "training_step", "_training_step")
     if getattr(trainer, "vllm_generation", None) is not None:
+        # the weight sync runs inside the rollout call (TRL's on GPUs, vLLM-CPU's own reload on a CPU)
+        import rlvr_support.training.trainer as trainer_module
+
         timer.wrap(trainer.vllm_generation, "sync_weights", "sync")
+        timer.wrap(trainer_module, "sync_cpu_engine", "sync")
     from transformers import TrainerCallback
 
     class StepEnd(TrainerCallback):
@@ -196,6 +200,7 @@ def run_pilot(model_config: dict, rl: dict, sampling: dict, prompt_tokens: int, 
     for s in measured:
         # the update: what the step spends outside generation and weight sync (log-prob passes, backward, optimizer)
         s["update"] = s.get("_generate_and_score", 0.0) - s.get("rollout", 0.0) + s.get("_training_step", 0.0)
+        s["rollout"] = s.get("rollout", 0.0) - s.get("sync", 0.0)  # the sync ran inside the rollout call
     for phase in ("rollout", "update", "sync"):
         phases[phase] = sum(s.get(phase, 0.0) for s in measured) / len(measured)
     lengths = [h["completions/mean_length"] for h in trainer.state.log_history if "completions/mean_length" in h]
