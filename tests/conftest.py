@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 # the tier marks (snakemake, vllm, slow) and the check that a test starting Snakemake or vLLM carries its mark
-from tiers import (pytest_collection_modifyitems, pytest_runtest_logreport,  # noqa: F401
+from tiers import (pytest_collection_modifyitems, pytest_fixture_setup, pytest_runtest_logreport,  # noqa: F401
                    pytest_runtest_makereport, pytest_runtest_protocol, pytest_terminal_summary)
 
 REPO = Path(__file__).resolve().parents[1]

@@ -71,6 +71,7 @@ def test_the_pair_is_declared_and_nothing_is_trained(anchor):
     assert f"--out results/{base}/checkpoints/base/manifest.json" in base_job["shell"]
 
 
+@pytest.mark.snakemake
 def test_both_checkpoints_are_sampled_on_every_eval_set_and_shard(anchor):
     config, jobs = anchor
     raw = _raw(config)
@@ -91,6 +92,7 @@ def test_both_checkpoints_are_sampled_on_every_eval_set_and_shard(anchor):
         assert f'"{bench}":{{"n":{own["n"]}}}' in shard0
 
 
+@pytest.mark.snakemake
 def test_the_external_checkpoint_is_compared_with_its_base_and_claimed(anchor):
     config, jobs = anchor
     base, ext, _ = _pair(config)

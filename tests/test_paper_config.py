@@ -55,6 +55,7 @@ def test_both_base_models_are_planned_in_one_dag(paper_plan):
     assert "{model}" not in paper_plan and "{RESULTS}" not in paper_plan
 
 
+@pytest.mark.snakemake
 def test_the_plan_names_the_unpinned_hub_sources(paper_plan):
     """Printed while the config is read (common.smk), so before any job."""
     warning = paper_plan[paper_plan.index("WARNING: not pinned"):]

@@ -50,6 +50,18 @@ def test_reads_the_smoke_run(smoke_run):
 def test_plain():
     subprocess.run([sys.executable, "-c", "pass"], check=True)
 
+@pytest.fixture(scope="module")
+def plan():
+    subprocess.run([BIN + "/snakemake", "-n"], check=True)
+    return "planned"
+
+@pytest.mark.snakemake
+def test_marked_plan(plan):
+    assert plan == "planned"
+
+def test_unmarked_plan_set_up_before(plan):
+    assert plan == "planned"
+
 def test_optional():
     from conftest import optional_component
     optional_component(False, "the widget is not installed")
@@ -59,8 +71,8 @@ CONFTEST = '''
 import sys
 sys.path.insert(0, {tests!r})
 import pytest
-from tiers import (pytest_collection_modifyitems, pytest_runtest_logreport, pytest_runtest_makereport,
-                   pytest_runtest_protocol, pytest_terminal_summary)
+from tiers import (pytest_collection_modifyitems, pytest_fixture_setup, pytest_runtest_logreport,
+                   pytest_runtest_makereport, pytest_runtest_protocol, pytest_terminal_summary)
 import importlib.util
 spec = importlib.util.spec_from_file_location("project_conftest", {tests!r} + "/conftest.py")
 project = importlib.util.module_from_spec(spec)
@@ -99,18 +111,20 @@ def _pytest(suite: Path, *args: str, ci: bool = False) -> str:
 
 def test_a_test_that_starts_snakemake_or_vllm_without_its_mark_fails(tmp_path):
     out = _pytest(_suite(tmp_path))
-    for name in ("test_unmarked_snakemake", "test_unmarked_vllm", "test_unmarked_shell_snakemake"):
+    for name in ("test_unmarked_snakemake", "test_unmarked_vllm", "test_unmarked_shell_snakemake",
+                 "test_unmarked_plan_set_up_before"):  # its module fixture ran Snakemake for an earlier test
         assert f"FAILED test_suite.py::{name}" in out, out[-3000:]
     assert "starts snakemake without @pytest.mark.snakemake" in out and "/bin/snakemake -n" in out
     assert "starts vllm without @pytest.mark.vllm" in out
-    for name in ("test_marked_snakemake", "test_reads_the_smoke_run", "test_plain"):
+    assert "(in fixture plan)" in out
+    for name in ("test_marked_snakemake", "test_reads_the_smoke_run", "test_plain", "test_marked_plan"):
         assert f"PASSED test_suite.py::{name}" in out, out[-3000:]
 
 
 def test_the_fast_tier_deselects_every_snakemake_test_and_the_fixture_users(tmp_path):
     out = _pytest(_suite(tmp_path), "-m", "not snakemake and not vllm and not slow")
     assert "test_marked_snakemake" not in out and "test_reads_the_smoke_run" not in out
-    assert "PASSED test_suite.py::test_plain" in out and "2 deselected" in out, out[-3000:]
+    assert "PASSED test_suite.py::test_plain" in out and "3 deselected" in out, out[-3000:]
 
 
 def test_a_missing_optional_component_skips_locally_and_fails_under_ci(tmp_path):

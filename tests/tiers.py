@@ -29,6 +29,8 @@ TIER_MARKS = ("snakemake", "vllm", "slow")
 SLOW_S = 20.0
 
 _running: list | None = None  # what the test being run has started: [(mark, command)]
+_fixtures: list[str] = []  # the fixtures being set up, innermost last
+_fixture_starts: dict[str, list] = {}  # fixture -> what its setup started: every test using it needs the marks
 _durations: dict[str, float] = {}
 _unmarked: set[str] = set()
 
@@ -69,10 +71,16 @@ def _audit(event: str, args: tuple) -> None:
         if args[0] is not None and os.fsdecode(args[0]) not in tokens[:1]:
             tokens.insert(0, os.fsdecode(args[0]))
         if mark := needs_mark(tokens):
-            _running.append((mark, " ".join(tokens)[:300]))
+            _started(mark, " ".join(tokens)[:300])
     elif event == "import" and str(args[0]).split(".")[0] == "snakemake" and not any(
             cmd.startswith("import snakemake") for _, cmd in _running):
-        _running.append(("snakemake", f"import {args[0]} (Snakemake's API)"))
+        _started("snakemake", f"import {args[0]} (Snakemake's API)")
+
+
+def _started(mark: str, cmd: str) -> None:
+    _running.append((mark, cmd))
+    for name in _fixtures:  # a cached (module or session) fixture: its later users start nothing themselves
+        _fixture_starts.setdefault(name, []).append((mark, f"{cmd} (in fixture {name})"))
 
 
 sys.addaudithook(_audit)
@@ -83,6 +91,15 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if SNAKEMAKE_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.snakemake)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_fixture_setup(fixturedef, request):
+    _fixtures.append(fixturedef.argname)
+    try:
+        yield
+    finally:
+        _fixtures.pop()
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -102,7 +119,8 @@ def pytest_runtest_makereport(item, call):
     if _running is None or (rep.when == "setup" and rep.passed):
         return  # setup's launches are judged with the call's
     marks = {m.name for m in item.iter_markers()}
-    missing = [(mark, cmd) for mark, cmd in _running if mark not in marks]
+    started = _running + [x for f in getattr(item, "fixturenames", ()) for x in _fixture_starts.get(f, ())]
+    missing = list({mark: (mark, cmd) for mark, cmd in started if mark not in marks}.values())
     _running.clear()
     if missing and not rep.failed:
         rep.outcome = "failed"
