@@ -193,7 +193,8 @@ def test_perplexity_claim_reads_the_pooled_style_nll_difference(tmp_path, case):
 
 # the pooled row's re-ranking gain and CI (seeds pooled), the verdict; each seed's own row says the opposite
 RERANK_CASES = {"gain": ((0.2, 0.1, 0.3), "agree"), "loss": ((-0.2, -0.3, -0.1), "disagree"),
-                "never sampled": ((float("nan"),) * 3, "inconclusive"), "straddles": ((0.05, -0.1, 0.2), "inconclusive")}
+                "never sampled": ((float("nan"),) * 3, "inconclusive"),
+                "straddles": ((0.05, -0.1, 0.2), "inconclusive")}
 
 
 @pytest.mark.parametrize("case", RERANK_CASES)
@@ -207,7 +208,8 @@ def test_rerank_claim_reads_the_seed_pooled_decomposition_row(tmp_path, case):
     rows += [{"model": "math/pooled", "chain": "math", "seed": None, **where, **dict(zip(cols, (gain, lo, hi)))},
              {"model": "if/seed0", "chain": "if", "seed": 0, **where, **dict(zip(cols, flip))}]
     dec = pd.DataFrame(rows)
-    r = _claim(_claims_of(tmp_path, decomposition={"math": dec}), "Math-RLVR re-ranks openings toward more successful ones")
+    r = _claim(_claims_of(tmp_path, decomposition={"math": dec}),
+               "Math-RLVR re-ranks openings toward more successful ones")
     assert r["expected_sign"] == "+" and r["n_seeds"] == 3 and r["source"] == "intervention_decomposition_math.csv"
     assert (r["effect"] == pytest.approx(gain)) if gain == gain else pd.isna(r["effect"])
     assert r["verdict"] == verdict

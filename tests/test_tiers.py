@@ -21,7 +21,8 @@ def test_needs_mark_names_the_commands_of_each_tier():
         == "vllm"
     assert needs_mark(["/bin/sh", "-c", "cd /x && /venv/bin/snakemake -n all"]) == "snakemake"
     for cmd in (["snakefmt", "--check", "workflow"], ["python", "-m", "rlvr_support", "train"],
-                ["git", "log", "--", "workflow/snakemake_utils.py"], ["python", "-m", "pytest", "-m", "not snakemake"], ["python", "-c", "print('snakemake')"]):
+                ["git", "log", "--", "workflow/snakemake_utils.py"], ["python", "-m", "pytest", "-m", "not snakemake"],
+                ["python", "-c", "print('snakemake')"]):
         assert needs_mark(cmd) is None, cmd
 
 

@@ -197,10 +197,8 @@ def logps_under(model, groups, temperature) -> dict:
     out = {}
     for g in groups:
         for r in g:
-            ids = lambda x: torch.tensor([x])  # noqa: E731
-            out[(r.prompt, r.completion)] = token_logps(model, ids(r.prompt), torch.ones(1, len(r.prompt), dtype=torch.long),
-                                                        ids(r.completion),
-                                                        torch.ones(1, len(r.completion), dtype=torch.long),
+            p, c = torch.tensor([r.prompt]), torch.tensor([r.completion])
+            out[(r.prompt, r.completion)] = token_logps(model, p, torch.ones_like(p), c, torch.ones_like(c),
                                                         temperature)[0]
     return out
 
