@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 CORES ?= 2
 STAMP := $(VENV)/.installed
 
-.PHONY: setup setup-vllm test-vllm run run-seeds test report dry-run-slurm gpu-check gpu-pilot bench clean
+.PHONY: setup setup-vllm test-vllm run run-seeds test test-fast report dry-run-slurm gpu-check gpu-pilot bench clean
 
 $(STAMP): requirements.txt requirements-test.txt pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -41,8 +41,12 @@ run: setup  ## the whole toy study on config.yaml
 run-seeds: setup  ## the whole toy study: the trained remedies too, three RL seeds (configs/toy-seeds.yaml)
 	source $(BIN)/activate && snakemake --cores $(CORES) --configfile config.yaml configs/toy-seeds.yaml -- all
 
-test: setup  ## the test suite (unit tests + the smoke DAG end to end)
+test: setup  ## the whole test suite, as CI runs it (unit tests, the smoke DAG end to end, vLLM, SmolLM2)
 	source $(BIN)/activate && python -m pytest -q --durations=15
+
+# the tiers are markers (tests/tiers.py, pyproject.toml): no Snakemake, no vLLM, no training beyond a few steps
+test-fast: setup  ## the unit tests only, for the edit-test loop (a few minutes)
+	source $(BIN)/activate && python -m pytest -q -m "not snakemake and not vllm and not slow" --durations=10
 
 report: setup  ## an HTML report of every figure and table of the last run
 	source $(BIN)/activate && snakemake --cores $(CORES) all --report report.html

@@ -50,6 +50,7 @@ def _train_command(tmp_path, **train):
     return command.split("Shell command: ", 1)[-1].strip(), resources
 
 
+@pytest.mark.snakemake
 def test_toy_config_trains_with_plain_python(tmp_path):
     command, resources = _train_command(tmp_path)
     assert command.startswith("python -m rlvr_support train ")
@@ -57,6 +58,7 @@ def test_toy_config_trains_with_plain_python(tmp_path):
     assert "mpi=" not in resources
 
 
+@pytest.mark.snakemake
 def test_accelerate_launcher_on_one_node(tmp_path):
     command, resources = _train_command(tmp_path, launcher="accelerate", gpu=4,
                                         accelerate_config="configs/accelerate/fsdp.yaml")
@@ -66,6 +68,7 @@ def test_accelerate_launcher_on_one_node(tmp_path):
     assert "gpu=4" in resources and "nodes=1" in resources and "mpi=" not in resources
 
 
+@pytest.mark.snakemake
 def test_accelerate_launcher_across_nodes_goes_through_srun(tmp_path):
     command, resources = _train_command(tmp_path, launcher="accelerate", gpu=8, nodes=2, tasks=2)
     assert command.startswith(f"bash {SCRIPT} {REPO}/configs/accelerate/zero3.yaml 8 -m rlvr_support train ")

@@ -54,6 +54,7 @@ def test_the_configs_train_nothing_and_name_no_models_or_base():
         assert spec["base"] == base and spec["kind"] == "hf"
 
 
+@pytest.mark.snakemake
 def test_the_pair_is_declared_and_nothing_is_trained(anchor):
     config, jobs = anchor
     base, ext, spec = _pair(config)
@@ -70,6 +71,7 @@ def test_the_pair_is_declared_and_nothing_is_trained(anchor):
     assert f"--out results/{base}/checkpoints/base/manifest.json" in base_job["shell"]
 
 
+@pytest.mark.snakemake
 def test_both_checkpoints_are_sampled_on_every_eval_set_and_shard(anchor):
     config, jobs = anchor
     raw = _raw(config)
@@ -90,6 +92,7 @@ def test_both_checkpoints_are_sampled_on_every_eval_set_and_shard(anchor):
         assert f'"{bench}":{{"n":{own["n"]}}}' in shard0
 
 
+@pytest.mark.snakemake
 def test_the_external_checkpoint_is_compared_with_its_base_and_claimed(anchor):
     config, jobs = anchor
     base, ext, _ = _pair(config)
@@ -123,6 +126,7 @@ def test_the_budget_counts_both_checkpoints_and_no_training(config, tmp_path):
     assert f"base + 1 external ({ext})" in out.read_text()
 
 
+@pytest.mark.snakemake
 @pytest.mark.parametrize("config", CONFIGS)
 def test_prefetch_fetches_the_external_checkpoint_on_the_submit_host(config):
     """`prefetch` (the submit host, with the network) declares the hub checkpoint, so no job downloads it."""

@@ -205,6 +205,7 @@ def test_toy_parameters_are_the_models():
     assert toy_params(arch) == sum(p.numel() for p in toy_llama(len(tok), arch, tok).parameters())
 
 
+@pytest.mark.snakemake
 def test_job_counts_match_snakemakes_plan(tmp_path):
     bindir = Path(sys.executable).parent
     proc = subprocess.run([str(bindir / "snakemake"), "-s", str(REPO / "Snakefile"), "-d", str(tmp_path),

@@ -108,3 +108,108 @@ def test_seed_stability_gives_each_seeds_verdict_and_the_pooled_one(tmp_path):
     assert (s["pooled_verdict"], s["seed0_verdict"], s["seed1_verdict"]) == ("inconclusive", "agree", "inconclusive")
     md = seed_stability_markdown(st.reset_index())
     assert "seed0" in md and "seed1" in md and md.count("\n") == len(st) + 2
+
+
+# ----------------------------------------------------------------------------- the rows read from analysis tables
+# Three RL seeds everywhere: a verdict needs seed variation from at least 3 seeds (DESIGN.md), so these
+# verdicts stay agree/disagree whatever the rule for fewer seeds says.
+SEEDS = (0, 1, 2)
+TABLE_SOURCES = {**SOURCES, "intervention": {"math": "intervention_decomposition_math.csv"}}
+
+
+def _math_study(tmp_path):
+    """Score files of the base and three RL seeds of `math` on math: the study has a `math` chain."""
+    rewards = {f"p{i}": [1, 0] for i in range(4)}
+    paths = [write_scores(tmp_path / "scores", "base", "math", rewards)]
+    paths += [write_scores(tmp_path / "scores", f"math/seed{s}", "math", rewards) for s in SEEDS]
+    return parse_files(paths, tmp_path / "scores")
+
+
+def _claim(t, claim):
+    rows = t[t["claim"] == claim]
+    assert len(rows) == 1, f"{claim!r}: {len(rows)} rows"
+    return rows.iloc[0]
+
+
+def _claims_of(tmp_path, **tables):
+    kw = dict(support_per_prompt=None, entropy=None, js_share=None, modes=None, perplexity=None, decomposition={})
+    return claims_table(_math_study(tmp_path), **{**kw, **tables}, sources=TABLE_SOURCES, m=2, n_boot=200,
+                        ci=0.95, seed=0)
+
+
+# (JS per prompt in the first m = 2 positions, JS after them) from base prefixes, the effect by hand, the verdict
+JS_CASES = {"early": ([0.3] * 4, [0.1] * 4, 0.2, "agree"),
+            "late": ([0.1] * 4, [0.4] * 4, -0.3, "disagree"),
+            "mixed": ([0.3, 0.1, 0.3, 0.1], [0.1, 0.3, 0.1, 0.3], 0.0, "inconclusive")}
+
+
+@pytest.mark.parametrize("case", JS_CASES)
+def test_js_share_claim_reads_early_minus_late_of_base_prefixes(tmp_path, case):
+    from rlvr_support.analysis.positional_js import js_tables
+
+    early, late, effect, verdict = JS_CASES[case]
+    paths = []
+    for s in SEEDS:
+        rows = [{"prompt_id": f"p{p}", "position": t, "source": src,
+                 # ckpt prefixes say the opposite: a claim read from the wrong prefixes fails
+                 "js": (early[p] if t < 2 else late[p]) if src == "base" else (late[p] if t < 2 else early[p])}
+                for p in range(4) for t in range(4) for src in ("base", "ckpt")]
+        path = tmp_path / "js" / f"math/seed{s}" / "math.parquet"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        pd.DataFrame(rows).to_parquet(path)
+        paths.append(path)
+    _, summary = js_tables(parse_files(paths, tmp_path / "js"), m=2, n_boot=200, ci=0.95, seed=0)
+    r = _claim(_claims_of(tmp_path, js_share=summary), "Math-RLVR: divergence concentrates in the first m=2 tokens")
+    assert r["expected_sign"] == "+" and r["n_seeds"] == 3 and r["source"] == "js.csv"
+    assert r["effect"] == pytest.approx(effect, abs=1e-9)
+    assert r["verdict"] == verdict, (r["ci_low"], r["ci_high"])
+
+
+# per prompt, NLL per token of the reference solutions of two styles (10 tokens each) under the checkpoint; the
+# base's is 1.0 everywhere, so the effect (styles pooled per prompt) is (so + step) / 2 - 1 by hand
+PPL_CASES = {"up": ([1.6] * 5, [1.2] * 5, 0.4, "agree"),
+             "down": ([0.8] * 5, [0.6] * 5, -0.3, "disagree"),
+             "mixed": ([1.5, 0.5, 1.5, 0.5, 1.0], [1.5, 0.5, 1.5, 0.5, 1.0], 0.0, "inconclusive")}
+
+
+@pytest.mark.parametrize("case", PPL_CASES)
+def test_perplexity_claim_reads_the_pooled_style_nll_difference(tmp_path, case):
+    from rlvr_support.analysis.perplexity import perplexity_table
+
+    so, step, effect, verdict = PPL_CASES[case]
+
+    def run(per_token):
+        return pd.DataFrame([{"prompt_id": f"p{p}", "style": style, "nll": 10 * per_token(style, p), "n_tokens": 10}
+                             for p in range(5) for style in ("so", "step")])
+
+    runs = {"base": run(lambda style, p: 1.0)}
+    runs |= {f"math/seed{s}": run(lambda style, p: (so if style == "so" else step)[p]) for s in SEEDS}
+    table = perplexity_table(runs, n_boot=200, ci=0.95, seed=0)
+    r = _claim(_claims_of(tmp_path, perplexity=table), "Math-RLVR raises the perplexity of reference solutions")
+    assert r["expected_sign"] == "+" and r["n_seeds"] == 3 and r["source"] == "ppl.csv"
+    assert r["effect"] == pytest.approx(effect, abs=1e-9)
+    assert r["verdict"] == verdict, (r["ci_low"], r["ci_high"])
+
+
+# the pooled row's re-ranking gain and CI (seeds pooled), the verdict; each seed's own row says the opposite
+RERANK_CASES = {"gain": ((0.2, 0.1, 0.3), "agree"), "loss": ((-0.2, -0.3, -0.1), "disagree"),
+                "never sampled": ((float("nan"),) * 3, "inconclusive"),
+                "straddles": ((0.05, -0.1, 0.2), "inconclusive")}
+
+
+@pytest.mark.parametrize("case", RERANK_CASES)
+def test_rerank_claim_reads_the_seed_pooled_decomposition_row(tmp_path, case):
+    (gain, lo, hi), verdict = RERANK_CASES[case]
+    cols = ("rerank_gain", "rerank_gain_lo", "rerank_gain_hi")
+    where = {"eval_set": "math", "benchmark": "math", "n_openings": 2}
+    flip = (-0.5, -0.6, -0.4) if gain > 0 else (0.5, 0.4, 0.6)  # NaN > 0 is False: seeds gain there
+    rows = [{"model": "base", "chain": "base", "seed": None, **where, **dict(zip(cols, (0.0, 0.0, 0.0)))}]
+    rows += [{"model": f"math/seed{s}", "chain": "math", "seed": s, **where, **dict(zip(cols, flip))} for s in SEEDS]
+    rows += [{"model": "math/pooled", "chain": "math", "seed": None, **where, **dict(zip(cols, (gain, lo, hi)))},
+             {"model": "if/seed0", "chain": "if", "seed": 0, **where, **dict(zip(cols, flip))}]
+    dec = pd.DataFrame(rows)
+    r = _claim(_claims_of(tmp_path, decomposition={"math": dec}),
+               "Math-RLVR re-ranks openings toward more successful ones")
+    assert r["expected_sign"] == "+" and r["n_seeds"] == 3 and r["source"] == "intervention_decomposition_math.csv"
+    assert (r["effect"] == pytest.approx(gain)) if gain == gain else pd.isna(r["effect"])
+    assert r["verdict"] == verdict

@@ -58,6 +58,7 @@ def test_bad_config_names_the_key(mutate, message):
     assert message in str(err.value)
 
 
+@pytest.mark.snakemake
 def test_snakemake_refuses_a_bad_config_before_any_job(tmp_path):
     bad = yaml.safe_load(SMOKE_CONFIG.read_text())
     bad["rl"]["stepz"] = 1
@@ -151,6 +152,7 @@ def test_a_world_the_generator_cannot_draw_is_a_config_error():
     assert "world.math.train" in str(err.value) and "cannot draw" in str(err.value)
 
 
+@pytest.mark.snakemake
 def test_snakemake_refuses_a_config_the_toy_world_cannot_hold(tmp_path):
     bad = yaml.safe_load(SMOKE_CONFIG.read_text())
     bad["sampling"]["max_new_tokens"] = 200

@@ -49,6 +49,7 @@ def test_a_teacher_chain_outside_the_trajectory_names_the_key():
         validate_config(cfg)
 
 
+@pytest.mark.snakemake
 def test_the_plan_distils_from_the_kept_weights(tmp_path):
     cfg = tmp_path / "teacher.yaml"
     cfg.write_text(yaml.safe_dump(_with_teacher(SMOKE, "t1", {"teacher_step": 1}), sort_keys=False))
@@ -77,6 +78,7 @@ def test_teacher_table_puts_each_teacher_beside_its_plain_chain():
     assert "math step 1" in md and "1 (50%)" in md and md.count("\n") == 3 + 2
 
 
+@pytest.mark.snakemake
 def test_the_paper_overlay_plans_a_teacher_at_each_fifth_of_the_math_chain():
     """configs/paper-teachers.yaml on paper.yaml: each distilling IF stage reads the math chain's weights
     kept at its teacher step (20 to 80 % of 500 steps), or the math chain's end, for every model and seed."""

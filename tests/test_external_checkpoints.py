@@ -130,6 +130,7 @@ def test_bad_trajectories_are_named():
     assert "trajectory.every: 3 is not a multiple of rl.save_every" in error_of(cfg)
 
 
+@pytest.mark.snakemake
 def test_a_bad_block_fails_before_any_job(tmp_path):
     cfg = smoke_cfg()
     cfg["checkpoints"] = {"mine": {"kind": "local", "path": str(tmp_path / "nowhere"), "base": "base"}}

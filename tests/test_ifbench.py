@@ -10,6 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import optional_component
 from rlvr_support.scoring.score import load_prompts
 from rlvr_support.scoring.verifiers import ifbench
 from rlvr_support.scoring.verifiers.ifeval import InstructionError, check_instruction, score_if, validate_instructions
@@ -153,8 +154,9 @@ def test_csv_error_is_not_followed():
 
 def _needs(iid):
     package = ifbench.PACKAGES.get(iid)
-    if package and importlib.util.find_spec(package) is None:
-        pytest.skip(f"{package} not installed")
+    if package:
+        optional_component(importlib.util.find_spec(package) is not None,
+                           f"{package} not installed (pip install -r requirements.txt)")
 
 
 def test_every_implemented_id_has_a_case_and_ids_are_ifbench_s():

@@ -36,9 +36,11 @@ from pathlib import Path
 
 import pytest
 
-lm_eval = pytest.importorskip("lm_eval", reason="lm-eval not installed (pip install --no-deps -r requirements-test.txt)")
-nltk = pytest.importorskip("nltk", reason="nltk (needed by lm-eval's IFEval) not installed")
-pytest.importorskip("immutabledict", reason="immutabledict (needed by lm-eval's IFEval) not installed")
+from conftest import optional_import  # noqa: E402
+
+lm_eval = optional_import("lm_eval", "lm-eval not installed (pip install --no-deps -r requirements-test.txt)")
+nltk = optional_import("nltk", "nltk (needed by lm-eval's IFEval) not installed")
+optional_import("immutabledict", "immutabledict (needed by lm-eval's IFEval) not installed")
 
 from rlvr_support.scoring.verifiers import ifeval as ours  # noqa: E402
 from rlvr_support.scoring.verifiers.sentences import count_sentences  # noqa: E402
@@ -210,6 +212,7 @@ def test_registry_matches_upstream(upstream):
     assert set(ours.INSTRUCTION_IDS) == set(upstream["instructions_registry"].INSTRUCTION_DICT)
 
 
+@pytest.mark.slow  # about 50 s here: thousands of generated responses through both implementations
 def test_differential_agreement(upstream):
     rng = random.Random(20240601)
     agree = defaultdict(lambda: [0, 0, 0])  # iid -> [n, strict agree, loose agree]

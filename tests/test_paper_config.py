@@ -31,6 +31,7 @@ def job_counts(plan: str) -> dict[str, int]:
     return {m.group(1): int(m.group(2)) for m in re.finditer(r"^(\w+)\s+(\d+)$", table, re.M)}
 
 
+@pytest.mark.snakemake
 def test_both_base_models_are_planned_in_one_dag(paper_plan):
     cfg = yaml.safe_load((REPO / "configs" / "paper.yaml").read_text())
     models = cfg["models"]
@@ -54,6 +55,7 @@ def test_both_base_models_are_planned_in_one_dag(paper_plan):
     assert "{model}" not in paper_plan and "{RESULTS}" not in paper_plan
 
 
+@pytest.mark.snakemake
 def test_the_plan_names_the_unpinned_hub_sources(paper_plan):
     """Printed while the config is read (common.smk), so before any job."""
     warning = paper_plan[paper_plan.index("WARNING: not pinned"):]
@@ -61,6 +63,7 @@ def test_the_plan_names_the_unpinned_hub_sources(paper_plan):
     assert "world.tasks.joint[0] (TingchenFu/MathIF gsm8k_double.jsonl): no revision" in warning
 
 
+@pytest.mark.snakemake
 def test_one_model_of_the_paper_config_can_be_run_alone():
     """Naming one model's file plans that model's study only."""
     proc = subprocess.run([SNAKEMAKE, "--cores", "1", "--configfile", "configs/paper.yaml", "-n", "--",
@@ -139,6 +142,7 @@ def plan_jobs(config: str) -> list[dict]:
 
 @pytest.mark.parametrize("config", ["configs/paper.yaml", "configs/paper-limit.yaml", "configs/paper-leash.yaml",
                                     "configs/leash-prorl.yaml", "configs/limit-simplerl.yaml"])
+@pytest.mark.snakemake
 def test_every_model_loading_job_asks_for_gpus_and_no_submitted_job_downloads(config):
     jobs = plan_jobs(config)
     rules = {j["rule"] for j in jobs}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import shutil
 from pathlib import Path
@@ -212,7 +213,9 @@ def test_explain_one_number_recomputes_it_from_the_score_files(smoke_run, monkey
                  say=lines.append) == 0, "\n".join(lines)[-2000:]
 
 
-def test_explain_a_number_of_one_benchmark_of_a_file_with_two(tmp_path, monkeypatch):
+@pytest.fixture
+def passk_tables(tmp_path, monkeypatch):
+    """passk.csv and headline.csv of a score file with two benchmarks, made by the passk-table verb."""
     from benchmark_scores import write_benchmark_scores
     from provenance_helpers import declare
 
@@ -224,6 +227,10 @@ def test_explain_a_number_of_one_benchmark_of_a_file_with_two(tmp_path, monkeypa
     assert main(["passk-table", "--scores", str(scores), "--scores-root", "results/scores",
                  "--cfg", json.dumps({"bootstrap": 50, "ci": 0.9, "seed": 0}), "--out", "results/tables/passk.csv",
                  "--headline", "results/tables/headline.csv"]) == 0
+    return tmp_path
+
+
+def test_explain_a_number_of_one_benchmark_of_a_file_with_two(passk_tables):
     lines = []
     assert audit("results/tables/passk.csv", row="chain=base,eval_set=math,benchmark=math500,metric=pass@k,k=2",
                  column="mean", say=lines.append) == 0, "\n".join(lines)[-2000:]
@@ -236,3 +243,35 @@ def test_explain_a_number_of_one_benchmark_of_a_file_with_two(tmp_path, monkeypa
         assert audit(f"results/tables/{table}.csv", row=f"chain=base,eval_set=math,{row}", column=column,
                      say=lines.append) == 0, "\n".join(lines)[-2000:]
         assert "\n".join(lines).rstrip().endswith("matches")
+
+
+@pytest.mark.parametrize("sidecar", ["kept", "forged"])
+def test_explain_names_an_edited_cell_and_its_recomputed_value(passk_tables, sidecar):
+    # math500's pass@1 by hand: prompts with 2/2, 1/2 and 0/2 successes, (1 + 0.5 + 0) / 3 = 0.5; the cell says 0.75
+    table = Path("results/tables/passk.csv")
+    rows = list(csv.reader(table.read_text().splitlines()))
+    col, key = rows[0].index("mean"), [rows[0].index(c) for c in ("benchmark", "metric", "k")]
+    edited = [r for r in rows[1:] if [r[i] for i in key] == ["math500", "pass@k", "1"]]
+    assert len(edited) == 1 and float(edited[0][col]) == pytest.approx(0.5)
+    edited[0][col] = "0.75"
+    with table.open("w", newline="") as f:
+        csv.writer(f, lineterminator="\n").writerows(rows)
+    if sidecar == "forged":  # the edit covered up: the sidecar records the new file's sha256
+        side = prov.sidecar_of(table)
+        rec = json.loads(side.read_text())
+        next(o for o in rec["outputs"] if o["path"] == str(table))["sha256"] = prov.sha256_file(table)
+        side.write_text(json.dumps(rec))
+    lines = []
+    rc = audit(str(table), row="chain=base,eval_set=math,benchmark=math500,metric=pass@k,k=1", column="mean",
+               say=lines.append)
+    text = "\n".join(lines)
+    assert rc == 1, text[-2000:]
+    assert "recomputed from the score files" in text and ": 0.500000; table says 0.750000: DOES NOT MATCH" in text
+    assert ("error: results/tables/passk.csv [chain=base,eval_set=math,benchmark=math500,metric=pass@k,k=1] mean: "
+            "the table's value does not match") in text
+    last = text.splitlines()[-1]
+    if sidecar == "kept":
+        assert last == "error: results/tables/passk.csv no longer matches its provenance (edited)"
+    else:  # the sha256 holds, but the audit recomputes the table by default: the cell differs
+        assert "PROBLEM" in text and "differs" in text
+        assert last == "error: results/tables/passk.csv is not what its inputs give when recomputed (differs)"

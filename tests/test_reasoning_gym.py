@@ -7,7 +7,9 @@ import json
 import pandas as pd
 import pytest
 
-pytest.importorskip("reasoning_gym", reason="reasoning-gym is not installed (pip install -r requirements.txt)")
+from conftest import optional_import
+
+optional_import("reasoning_gym", "reasoning-gym is not installed (pip install -r requirements.txt)")
 
 from rlvr_support.data.sources import build_task_records  # noqa: E402
 from rlvr_support.data.sources.if_templates import template_records  # noqa: E402

@@ -96,6 +96,7 @@ def dry_run_commands(workdir: Path, config: Path) -> dict[tuple[str, str], str]:
     return jobs
 
 
+@pytest.mark.snakemake
 def test_math_extraction_is_read_by_the_scoring_jobs_only(tmp_path):
     """`scoring.math_extraction` changes the commands of the jobs that score math answers (and so
     their params), no training or sampling job; spelling out its default changes nothing."""

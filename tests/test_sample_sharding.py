@@ -127,6 +127,7 @@ def test_merge_names_a_cut_shard_and_leaves_no_output(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["0.parquet", "1.parquet"]  # no output, no temp
 
 
+@pytest.mark.snakemake
 def test_dag_with_three_shards_merges_into_the_same_path(tmp_path):
     cfg = yaml.safe_load(SMOKE_CONFIG.read_text())
     cfg["sampling"]["shards"] = 3

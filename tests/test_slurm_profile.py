@@ -21,6 +21,8 @@ import yaml
 import fake_slurm
 from conftest import REPO, SMOKE_CONFIG
 
+pytestmark = pytest.mark.snakemake  # every test plans or runs the workflow (dry runs, the fake SLURM)
+
 SNAKEMAKE = str(Path(sys.executable).parent / "snakemake")
 SLURM_ENV = ("RLVR_SLURM_PARTITION", "RLVR_SLURM_GPU_PARTITION", "RLVR_SLURM_ACCOUNT")
 

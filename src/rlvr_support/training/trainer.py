@@ -36,7 +36,7 @@ Remedies (keys and defaults in config/defaults.py, REMEDY_DEFAULTS):
 from __future__ import annotations
 
 import torch
-from transformers import LogitsProcessorList
+from transformers import LogitsProcessorList, TemperatureLogitsWarper
 from trl import GRPOTrainer
 from trl.extras.profiling import profiling_context
 from trl.trainer.utils import add_fused_lm_head
@@ -211,10 +211,17 @@ class SupportGRPOTrainer(GRPOTrainer):
         pad = self._tokenizer.pad_token_id
         ids, att = (t.to(self.accelerator.device) for t in left_pad(prompt_ids, pad))
         width = ids.shape[1]
-        procs = LogitsProcessorList([p(width) for p in processors]) if processors else None
+        temperature, procs = self.temperature, None
+        if processors:
+            # generate runs a caller's processors before its own temperature warper, but a calibration acts on the
+            # sampling logits (logits / temperature, as TRL's loss reads them): temperature first, then them
+            procs = LogitsProcessorList([p(width) for p in processors])
+            if temperature != 1.0:
+                procs.insert(0, TemperatureLogitsWarper(temperature))
+            temperature = 1.0
         was_training = model.training
         model.eval()
-        out = model.generate(input_ids=ids, attention_mask=att, do_sample=True, temperature=self.temperature,
+        out = model.generate(input_ids=ids, attention_mask=att, do_sample=True, temperature=temperature,
                              top_p=self.top_p, top_k=self.top_k or None, max_new_tokens=max_new,
                              logits_processor=procs, pad_token_id=pad, eos_token_id=self._eos_ids())
         if was_training:
