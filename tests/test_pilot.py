@@ -101,8 +101,10 @@ def test_the_quick_pilot_through_colocated_vllm(tmp_path):
     the pilot re-runs itself in the vLLM environment and times the sync as its own phase."""
     from test_grpo_vllm_rollouts import _vllm_env_with_trl
 
-    if _vllm_env_with_trl() is None:
-        pytest.skip("no vLLM environment with TRL (`make setup-vllm` builds .venv-vllm, or set RLVR_VLLM_PYTHON)")
+    from conftest import optional_component
+
+    optional_component(_vllm_env_with_trl() is not None,
+                       "no vLLM environment with TRL (`make setup-vllm` builds .venv-vllm, or set RLVR_VLLM_PYTHON)")
     out = tmp_path / "pilot.json"
     proc = subprocess.run([sys.executable, "-m", "rlvr_support", "pilot", "--quick", "--configfile", str(PAPER),
                            "--workdir", str(tmp_path / "work"), "--out", str(out), "--steps", "3",
