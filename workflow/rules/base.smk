@@ -25,6 +25,7 @@ if not MODELS and config["base"]["kind"] == "pretrain":
             cfg=get_pretrain_cfg(),
             seed=config["base"]["seed"],
             code=get_code("models.pretrain", "lineage.codehash", "cli.main"),
+            numerics=get_numerics(),
             gpus=get_gpus_per_node("pretrain"),
         shell:
             "python -m rlvr_support pretrain --corpus {input} --cfg {params.cfg:q} --seed {params.seed} "
@@ -82,6 +83,7 @@ rule base_metrics:
         gpus=get_gpus_per_node("analyse"),
         dtype=get_analyse_dtype(),
         code=get_code("analysis.base_metrics", "cli.main"),
+        numerics=get_numerics(),
     shell:
         "python -m rlvr_support base-metrics --model {input.model} --prompts {params.prompts} "
         "--sampling {params.sampling:q} --scoring {params.scoring:q} --out {output} --threads {threads} "

@@ -28,10 +28,12 @@ from rlvr_support.config.checkpoints import (
     trajectory_runs,
 )
 from rlvr_support.config.defaults import VARIANT_META, fill_defaults
+from rlvr_support.config.numerics import ENV_VAR as NUMERICS_ENV
 from rlvr_support.config.revisions import revision_warning
 from rlvr_support.config.validate import check_duplicate_keys, validate_config
 from rlvr_support.data.toyworld.limits import check_toy_world
 from rlvr_support.lineage.codehash import code_hash
+from rlvr_support.lineage.provenance import CONFIGFILES_ENV, configfiles_record
 
 for configfile_path in workflow.configfiles:
     check_duplicate_keys(configfile_path)
@@ -45,6 +47,12 @@ if workflow.is_main_process and revision_warning(config):
 # Defaults (analysis keys, remedy parameters) are filled in once, here, so every rule and its
 # params see the same complete config (rlvr_support/config/defaults.py).
 config.update(fill_defaults(config))
+# Every job computes with the config's numerics (config/numerics.py): `python -m rlvr_support` reads them
+# from here before it loads torch, and they override what the user's environment says. The jobs' sidecars
+# also name the config files of the run. Jobs inherit both, on SLURM too (--export=ALL), and a job's
+# own parse of this file sets them again from the same config.
+os.environ[NUMERICS_ENV] = json.dumps(config["numerics"], sort_keys=True, separators=(",", ":"))
+os.environ[CONFIGFILES_ENV] = json.dumps(configfiles_record(workflow.configfiles, workflow.basedir))
 
 # One starting model (`base:`): results/... . Several (`models:`, e.g. the paper's two bases): each
 # is a wildcard, results/{model}/..., over one shared copy of the prompts.
@@ -101,6 +109,12 @@ def get_code(*names):
     """The source hash of the package folders/modules a rule's verb runs (lineage/codehash.py);
     many rules share a set, so it is hashed once per parse."""
     return code_hash(*names)
+
+
+def get_numerics():
+    """The config's `numerics`, for the rules whose jobs run model code: they read it from the environment
+    (RLVR_NUMERICS, above), and as a param a change of it reruns them (config/numerics.py)."""
+    return compact_json(config["numerics"])
 
 
 def get_conda_env(kind):

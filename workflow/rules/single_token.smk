@@ -38,6 +38,7 @@ rule single_token:
         gpus=get_gpus_per_node("analyse"),
         dtype=get_analyse_dtype(),
         code=get_code("analysis.single_token", "cli.seed000"),
+        numerics=get_numerics(),
     shell:
         "python -m rlvr_support single-token --model {input.model} --base {input.base} --prompts {input.prompts} "
         "--cfg {params.cfg:q} --sampling {params.sampling:q} --scoring {params.scoring:q} --out {output} "

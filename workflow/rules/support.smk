@@ -140,6 +140,7 @@ rule positional_js:
         gpus=get_gpus_per_node("analyse"),
         dtype=get_analyse_dtype(),
         code=get_code("analysis.positional_js", "analysis.markdown", "cli.support"),
+        numerics=get_numerics(),
     shell:
         "python -m rlvr_support positional-js --base-model {input.base_model} --model {input.model} --base-samples {input.base_samples} "
         "--samples {input.samples} --prompts {input.prompts} --cfg {params.cfg:q} --out {output} "
@@ -275,6 +276,7 @@ rule opening_intervention:
         gpus=get_gpus_per_node("analyse"),
         dtype=get_analyse_dtype(),
         code=get_code("analysis.opening_intervention", "analysis.markdown", "cli.support"),
+        numerics=get_numerics(),
     shell:
         "python -m rlvr_support opening-intervention --models {params.models} --samples {params.samples} --prompts {input.prompts} "
         "--cfg {params.cfg:q} --sampling {params.sampling:q} --scoring {params.scoring:q} --out {output} "
@@ -366,6 +368,7 @@ rule perplexity:
         gpus=get_gpus_per_node("analyse"),
         dtype=get_analyse_dtype(),
         code=get_code("analysis.perplexity", "analysis.markdown", "cli.support"),
+        numerics=get_numerics(),
     shell:
         "python -m rlvr_support perplexity --model {input.models} --prompts {input.prompts} --cfg {params.cfg:q} --out {output} "
         "--threads {threads} --gpus {params.gpus} --dtype {params.dtype} > {log} 2>&1"

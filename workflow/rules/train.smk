@@ -30,6 +30,7 @@ rule train_stage:
         remedies=get_remedies,
         probes=get_probe_args,
         code=get_code("training", "lineage.codehash", "cli.main"),
+        numerics=get_numerics(),
         launcher=get_train_launcher,
         gpus=get_gpus_per_node("train"),
     shell:

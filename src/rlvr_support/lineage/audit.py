@@ -15,6 +15,10 @@ manifest's `sha256` map and its sidecar's `artifacts`: integrity.py). A file is
   without a sidecar, or its sidecar was there when a result read it and is gone now; only a
   file outside the tree (a config file, a downloaded model) is taken for an external input.
 
+Files whose jobs ran under different numerics (another torch kernel capability, MKL branch, numpy
+kernel set, library version, thread count or GPU; mixed_numerics.py) are *mixed-numerics*: every
+checksum may match, but the results mix two runs that no machine reproduces together.
+
 The first such file is named and the exit status is 1. `audit <folder>` (e.g. `audit
 results/`) checks every file under the folder this way: each with a sidecar, each checkpoint
 file through its manifest; any other file is a finding, except in Snakemake's `logs/` and
@@ -41,6 +45,7 @@ from rlvr_support.lineage.sidecar import SUFFIX, Described, described, job_root,
 from rlvr_support.lineage.integrity import Problem, checkpoint_files, checkpoint_problems, own_problems
 from rlvr_support.lineage.integrity import display_path as _display
 from rlvr_support.lineage.integrity import short as _short
+from rlvr_support.lineage.mixed_numerics import mixed_numerics
 
 # Folders of a results tree that hold no results: never a finding for lacking sidecars.
 UNTRACKED = {"logs": "Snakemake logs", "benchmarks": "Snakemake benchmark records",
@@ -352,13 +357,18 @@ def run(path: str, row: str | None = None, column: str | None = None, say=print)
         lin = lineage(path)
         for line in lin.lines:
             say(line)
+    lin.problems += mixed_numerics({_display(k): v.desc.rec for k, v in lin.seen.items() if v.desc.rec})
     say("\ncode versions: " + "; ".join(
         f"package {h} = git {_short(c.get('git_commit'))}{' (dirty)' if c.get('git_dirty') else ''}"
         for h, c in lin.codes.items()))
     if lin.problems:
         for p in lin.problems:
             say(f"PROBLEM {p}")
-        say(f"error: {lin.problems[0].path} no longer matches its provenance ({lin.problems[0].kind})")
+        first = lin.problems[0]
+        if first.kind == "mixed-numerics":
+            say(f"error: {first.path} was computed under other numerics than the rest of the results (mixed-numerics)")
+        else:
+            say(f"error: {first.path} no longer matches its provenance ({first.kind})")
         return 1
     say(f"all {len(lin.seen)} files match their recorded sha256")
     if row is not None:
