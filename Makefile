@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 CORES ?= 2
 STAMP := $(VENV)/.installed
 
-.PHONY: setup setup-vllm test-vllm run run-seeds test report dry-run-slurm gpu-check bench clean
+.PHONY: setup setup-vllm test-vllm run run-seeds run-world2 cross-world results-doc test report dry-run-slurm gpu-check bench clean
 
 $(STAMP): requirements.txt requirements-test.txt pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -38,6 +38,16 @@ run: setup  ## the whole toy study on config.yaml
 run-seeds: setup  ## the whole toy study: the trained remedies too, three RL seeds (configs/toy-seeds.yaml)
 	source $(BIN)/activate && snakemake --cores $(CORES) --configfile config.yaml configs/toy-seeds.yaml -- all
 
+run-world2: setup  ## the five chains at three RL seeds in a second toy world (configs/toy-world2.yaml), in world2/ (about 50 minutes)
+	source $(BIN)/activate && snakemake --cores $(CORES) --directory world2 --configfile config.yaml configs/toy-world2.yaml -- all
+
+cross-world: setup  ## which claim verdicts of run-seeds hold in the second world too: results/tables/cross_world.md
+	source $(BIN)/activate && python -m rlvr_support cross-world --claims world1=results/tables/claims.csv \
+		world2=world2/results/tables/claims.csv --out results/tables/cross_world.csv
+
+results-doc: setup  ## docs/results.md from the finished run-seeds (and cross-world) tables
+	source $(BIN)/activate && python -m rlvr_support results-doc results --out docs/results.md
+
 test: setup  ## the test suite (unit tests + the smoke DAG end to end)
 	source $(BIN)/activate && python -m pytest -q --durations=15
 
@@ -54,4 +64,4 @@ gpu-check: setup  ## pretraining, GRPO and sampling on GPU vs CPU, throughput ra
 	scripts/gpu_check.sh --out results/gpu_check.json
 
 clean:
-	rm -rf results .snakemake report.html
+	rm -rf results world2 .snakemake report.html

@@ -311,6 +311,9 @@ def build_parser() -> argparse.ArgumentParser:
     from rlvr_support.cli.seed000 import register as register_seed000  # seed 000's support-reshaping measurements
 
     register_seed000(verb)
+    from rlvr_support.cli.results_doc import register as register_results_doc  # the results page, across worlds
+
+    register_results_doc(verb)
     return p
 
 
