@@ -23,7 +23,7 @@ import yaml
 from conftest import REPO, SMOKE_CONFIG
 from rlvr_support.config import numerics
 from rlvr_support.config.defaults import fill_defaults
-from rlvr_support.lineage.mixed_numerics import mixed_numerics, numerics_facts
+from rlvr_support.lineage.mixed_numerics import mixed_numerics, numerics_facts, unrecorded
 
 CFG = yaml.safe_load(SMOKE_CONFIG.read_text())
 
@@ -137,8 +137,8 @@ def test_a_job_without_torch_is_compared_on_what_it_has():
     del table["numerics"]["torch"]
     assert "torch CPU kernel capability" not in numerics_facts(table)
     assert mixed_numerics({"a": _rec(), "t": table}) == []
-    old = {"rule": "toy_data"}  # a sidecar from before numerics were recorded
-    assert [p.path for p in mixed_numerics({"a": _rec(), "b": _rec(), "old": old})] == ["old"]
+    old = {"rule": "toy_data"}  # a sidecar from before numerics were recorded: unknown, counted, not compared
+    assert mixed_numerics({"a": _rec(), "old": old}) == [] and unrecorded({"a": _rec(), "old": old}) == ["old"]
 
 
 def test_audit_of_a_tree_reports_mixed_numerics(tmp_path, monkeypatch):

@@ -45,7 +45,7 @@ from rlvr_support.lineage.sidecar import SUFFIX, Described, described, job_root,
 from rlvr_support.lineage.integrity import Problem, checkpoint_files, checkpoint_problems, own_problems
 from rlvr_support.lineage.integrity import display_path as _display
 from rlvr_support.lineage.integrity import short as _short
-from rlvr_support.lineage.mixed_numerics import mixed_numerics
+from rlvr_support.lineage.mixed_numerics import mixed_numerics, unrecorded
 
 # Folders of a results tree that hold no results: never a finding for lacking sidecars.
 UNTRACKED = {"logs": "Snakemake logs", "benchmarks": "Snakemake benchmark records",
@@ -357,7 +357,10 @@ def run(path: str, row: str | None = None, column: str | None = None, say=print)
         lin = lineage(path)
         for line in lin.lines:
             say(line)
-    lin.problems += mixed_numerics({_display(k): v.desc.rec for k, v in lin.seen.items() if v.desc.rec})
+    recs = {_display(k): v.desc.rec for k, v in lin.seen.items() if v.desc.rec}
+    lin.problems += mixed_numerics(recs)
+    if old := unrecorded(recs):
+        say(f"\n{len(old)} files were made before sidecars recorded numerics (e.g. {old[0]}): not compared")
     say("\ncode versions: " + "; ".join(
         f"package {h} = git {_short(c.get('git_commit'))}{' (dirty)' if c.get('git_dirty') else ''}"
         for h, c in lin.codes.items()))

@@ -7,7 +7,8 @@ parts of two different runs, even when every checksum matches: a table built fro
 reproducible nowhere. `numerics_facts` names what must agree, read from what each library said it
 ran with (so a pinned run on an Intel and one on an AMD CPU agree; an unpinned one on AVX-512 and
 one on AVX2 do not); a fact a job does not have (a table job loads no torch, a CPU job has no GPU)
-is not compared for it. `mixed_numerics` turns the disagreements into audit problems, and
+is not compared for it, nor is a sidecar written before numerics were recorded (`unrecorded`; the
+audit counts them). `mixed_numerics` turns the disagreements into audit problems, and
 `numerics_summary` states the facts of a set of sidecars for a docs header.
 """
 
@@ -30,10 +31,9 @@ def _mkl_branch(mkl: dict | None) -> str | None:
 def numerics_facts(rec: dict) -> dict[str, str]:
     """{fact: value} of one sidecar's numerics that must be the same in every job of a study."""
     n = rec.get("numerics")
-    if n is None:
-        return {"numerics recorded": "no (sidecar written before numerics were recorded)"}
-    facts = {"numerics recorded": "yes",
-             "pinned": json.dumps(n["spec"], sort_keys=True) if n.get("pinned") else "no"}
+    if n is None:  # written before sidecars recorded numerics: nothing to compare (`unrecorded` counts them)
+        return {}
+    facts = {"pinned": json.dumps(n["spec"], sort_keys=True) if n.get("pinned") else "no"}
     if t := n.get("torch"):
         facts["torch"] = t["version"]
         facts["torch CPU kernel capability"] = t["capability"]
@@ -74,6 +74,11 @@ def mixed_numerics(records: dict[str, dict]) -> list[Problem]:
                                     "results mix two runs; rerun these under the study's numerics "
                                     "(snakemake --forcerun <their rules>)"))
     return problems
+
+
+def unrecorded(records: dict[str, dict]) -> list[str]:
+    """The files whose sidecars predate numerics recording (their jobs' numerics are unknown)."""
+    return sorted(name for name, rec in records.items() if rec.get("numerics") is None)
 
 
 def numerics_summary(records: dict[str, dict]) -> dict[str, list[str]]:
