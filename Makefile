@@ -38,7 +38,7 @@ run: setup  ## the whole toy study on config.yaml
 run-seeds: setup  ## the whole toy study: the trained remedies too, three RL seeds (configs/toy-seeds.yaml)
 	source $(BIN)/activate && snakemake --cores $(CORES) --configfile config.yaml configs/toy-seeds.yaml -- all
 
-run-world2: setup  ## the five chains at three RL seeds in a second toy world (configs/toy-world2.yaml), in world2/ (about 50 minutes)
+run-world2: setup  ## the five chains at three RL seeds in a second toy world (configs/toy-world2.yaml), in world2/ (about 55 minutes)
 	source $(BIN)/activate && snakemake --cores $(CORES) --directory world2 --configfile config.yaml configs/toy-world2.yaml -- all
 
 cross-world: setup  ## which claim verdicts of run-seeds hold in the second world too: results/tables/cross_world.md

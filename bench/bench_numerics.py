@@ -8,9 +8,10 @@ GRPO stage on `if`, n = 4 on the 6 math eval prompts; dominated by start-up); `d
 config.yaml's model, batches and rollouts with fewer steps (pretraining 40 of its 1,000 steps, GRPO
 10 of 150, sampling the first 25 math eval prompts at its n = 32), where the matmuls weigh. Each job
 is a child process (start-up included in `wall`); `job` is the time the verb itself reports
-(pretrain and train: their manifests' `seconds`; sample: its log line). Runs alternate pinned and
-unpinned so that load on a shared machine hits both alike; medians over --repeat. Ratios pinned /
-unpinned > 1 mean the pins cost time.
+(pretrain and train: their manifests' `seconds`; sample: its log line). Modes: unpinned, pinned
+(config.yaml's numerics: avx2 kernels, MKL's COMPATIBLE branch) and pinned with MKL's AVX2 branch
+(mkl_cbwr: AVX2, reproducible across Intel CPUs only), in alternating order so that load on a shared
+machine hits all alike; medians over --repeat. Ratios to unpinned > 1 mean the pins cost time.
 """
 
 from __future__ import annotations
@@ -99,33 +100,34 @@ def one_run(work: Path, data: Path, c: dict, env: dict) -> dict[str, tuple[float
     return times
 
 
+MODES = {"unpinned": {"pin": False}, "pinned": {"pin": True},
+         "pinned, mkl_cbwr AVX2": {"pin": True, "mkl_cbwr": "AVX2"}}  # the last: honoured on Intel CPUs only
+
+
 def bench(case: str, repeat: int) -> list[str]:
     c = configs(case)
     base_env = {k: v for k, v in os.environ.items() if k not in (*OVERRIDDEN, "ATEN_CPU_CAPABILITY", "MKL_CBWR")}
-    envs = {"pinned": {**base_env, ENV_VAR: json.dumps({"pin": True})},
-            "unpinned": {**base_env, ENV_VAR: json.dumps({"pin": False})}}
+    envs = {m: {**base_env, ENV_VAR: json.dumps(spec)} for m, spec in MODES.items()}
+    got: dict[str, list[dict]] = {m: [] for m in MODES}
     with tempfile.TemporaryDirectory(prefix="bench_numerics_") as tmp:
         work = Path(tmp)
         data = prepare(work, c, envs["unpinned"])
-        got: dict[str, list[dict]] = {"pinned": [], "unpinned": []}
         for r in range(repeat):
-            for mode in (("pinned", "unpinned") if r % 2 == 0 else ("unpinned", "pinned")):
-                run_dir = work / f"{mode}{r}"
+            for mode in (list(MODES) if r % 2 == 0 else list(MODES)[::-1]):
+                run_dir = work / f"{mode.replace(' ', '_').replace(',', '')}{r}"
                 run_dir.mkdir()
                 got[mode].append(one_run(run_dir, data, c, envs[mode]))
-    lines = [f"| {case} job | wall unpinned (s) | wall pinned (s) | ratio | job unpinned (s) | job pinned (s) | ratio |",
-             "|---|---:|---:|---:|---:|---:|---:|"]
-    totals = {m: [0.0, 0.0] for m in got}
-    for job in got["pinned"][0]:
-        med = {m: [statistics.median(run[job][i] for run in got[m]) for i in (0, 1)] for m in got}
-        for m in got:
-            totals[m][0] += med[m][0]
-            totals[m][1] += med[m][1]
-        u, p = med["unpinned"], med["pinned"]
-        lines.append(f"| {job} | {u[0]:.1f} | {p[0]:.1f} | {p[0] / u[0]:.2f} | {u[1]:.1f} | {p[1]:.1f} | "
-                     f"{p[1] / u[1]:.2f} |")
-    u, p = totals["unpinned"], totals["pinned"]
-    lines.append(f"| all three | {u[0]:.1f} | {p[0]:.1f} | {p[0] / u[0]:.2f} | {u[1]:.1f} | {p[1]:.1f} | {p[1] / u[1]:.2f} |")
+    jobs = list(got["unpinned"][0])
+    med = {m: {j: [statistics.median(run[j][i] for run in got[m]) for i in (0, 1)] for j in jobs} for m in MODES}
+    for m in MODES:
+        med[m]["all three"] = [sum(med[m][j][i] for j in jobs) for i in (0, 1)]
+    lines = [f"| {case}: job (the verb's own s; wall s with start-up) | " + " | ".join(MODES) + " |",
+             "|---|" + "---:|" * len(MODES)]
+    for j in [*jobs, "all three"]:
+        u = med["unpinned"][j]
+        cells = [f"{med[m][j][1]:.1f} ({med[m][j][1] / u[1]:.2f}x); wall {med[m][j][0]:.1f} ({med[m][j][0] / u[0]:.2f}x)"
+                 for m in MODES]
+        lines.append(f"| {j} | " + " | ".join(cells) + " |")
     return lines
 
 
@@ -138,8 +140,8 @@ def main() -> None:
 
     model = re.search(r"^model name\s*:\s*(.*)$", Path("/proc/cpuinfo").read_text(), re.M)
     print(f"machine: {model.group(1) if model else platform.machine()}, {os.cpu_count()} logical cores; torch "
-          f"{torch.__version__}, unpinned capability {torch.backends.cpu.get_cpu_capability()}; pinned: avx2 kernels, "
-          f"MKL_CBWR=COMPATIBLE; threads as the configs' resources; median of {a.repeat} runs each\n")
+          f"{torch.__version__}, unpinned capability {torch.backends.cpu.get_cpu_capability()}; threads as the configs' "
+          f"resources; median of {a.repeat} runs each\n")
     for case in (("smoke", "default") if a.case == "both" else (a.case,)):
         print("\n".join(bench(case, a.repeat)) + "\n")
 

@@ -87,6 +87,7 @@ def test_the_second_world_plans_the_five_chains_at_three_seeds_in_a_new_world(tm
     out = p.stdout
     counts = dict(re.findall(r"^(\w+)\s+(\d+)$", out.split("Job stats:")[1].split("total")[0], re.M))
     assert counts["train_stage"] == "15" and counts["pretrain_base"] == "1" and counts["toy_data"] == "1"
+    assert counts["claims_table"] == "1" and "sample_routed" not in counts and counts["sample_large_k"] == "3"
     trained = set(re.findall(r"results/checkpoints/([\w~-]+)/seed(\d)/manifest.json", out))
     assert {c for c, _ in trained} == {"math", "if", "math-if", "if-math", "joint"}  # no remedies
     assert {s for _, s in trained} == {"0", "1", "2"}
