@@ -250,3 +250,21 @@ def test_pinned_numerics_give_the_same_bytes_under_another_vector_unit(tmp_path)
     assert _capabilities(tmp_path / "pinned-native") == _capabilities(tmp_path / "pinned-narrower") == {"AVX2"}
     assert _capabilities(tmp_path / "free-narrower") == {"DEFAULT"}
     assert _capabilities(tmp_path / "free-native") != {"DEFAULT"}
+
+
+def test_a_gpu_job_records_its_devices_and_library_versions(monkeypatch):
+    from types import SimpleNamespace
+
+    from rlvr_support.lineage import provenance
+
+    # no GPU here: a stand-in for torch with CUDA initialised on two devices, and an nvidia-smi that answers
+    cuda = SimpleNamespace(is_available=lambda: True, is_initialized=lambda: True, device_count=lambda: 2,
+                           get_device_name=lambda i: f"NVIDIA H100 80GB HBM3 #{i}")
+    fake = SimpleNamespace(cuda=cuda, version=SimpleNamespace(cuda="12.8"),
+                           backends=SimpleNamespace(cudnn=SimpleNamespace(version=lambda: 91002)))
+    monkeypatch.setattr(provenance.subprocess, "run", lambda *a, **k: SimpleNamespace(stdout="570.86.15\n570.86.15\n"))
+    gpu = provenance._gpu(fake, asked=2)
+    assert gpu["devices"] == ["NVIDIA H100 80GB HBM3 #0", "NVIDIA H100 80GB HBM3 #1"]
+    assert (gpu["cuda"], gpu["cudnn"], gpu["driver"]) == ("12.8", 91002, "570.86.15")
+    assert "not bit-reproducible across GPU types" in gpu["note"]
+    assert provenance._gpu(None, asked=0) is None  # a CPU job records no GPU

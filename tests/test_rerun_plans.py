@@ -193,3 +193,14 @@ def test_editing_a_sampling_backend_reruns_sampling_and_downstream_but_no_traini
     jobs = plan(smoke_run, snakefile=edited_code(tmp_path, "sampling/vllm_backend.py"))
     assert {"sample", "sample_routed", "score", "passk_table"} <= rules(jobs)
     assert not rules(jobs) & TRAINING, rules(jobs)
+
+
+@pytest.mark.slow
+@pytest.mark.snakemake
+def test_changing_the_numerics_reruns_the_model_jobs_and_what_reads_them(smoke_run, tmp_path):
+    # the model jobs carry `numerics` as a param (they read it from the environment, config/numerics.py)
+    jobs = plan(smoke_run, edited_config(tmp_path, lambda c: c.update(numerics={"pin": False})))
+    because = {j["rule"] for j in jobs if "params" in j["reason"].lower()}
+    assert {"pretrain_base", "base_metrics", "sample", "positional_js", "perplexity"} <= because
+    assert not because & {"toy_data", "toy_corpus", "prompt_subset", "score", "passk_table", "claims_table"}
+    assert not rules(jobs) & {"toy_data", "toy_corpus", "prompt_subset"}
