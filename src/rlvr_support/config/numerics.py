@@ -42,11 +42,16 @@ from pathlib import Path
 
 ENV_VAR = "RLVR_NUMERICS"  # the config's `numerics` section as JSON, for every job
 
+# numpy's dispatch targets up to a width, by both spellings: numpy >= 2.4 groups them (X86_V2, X86_V3,
+# X86_V4), earlier versions name each (the vLLM environment's numpy 2.3); each ignores the other's names
+_NPY_V2 = "X86_V2 SSSE3 SSE41 POPCNT SSE42"
+_NPY_V3 = f"{_NPY_V2} X86_V3 AVX F16C FMA3 AVX2"
+_NPY_V4 = f"{_NPY_V3} X86_V4 AVX512F AVX512CD AVX512_SKX"
 # ATEN_CPU_CAPABILITY -> the same vector width in the other libraries, and the CPU flags it needs
 VECTOR_WIDTH = {
-    "default": {"onednn": "SSE41", "numpy": "X86_V2", "openblas": "NEHALEM", "cpu_flags": ("sse4_2",)},
-    "avx2": {"onednn": "AVX2", "numpy": "X86_V3", "openblas": "HASWELL", "cpu_flags": ("avx2", "fma")},
-    "avx512": {"onednn": "AVX512_CORE", "numpy": "X86_V4", "openblas": "SKYLAKEX",
+    "default": {"onednn": "SSE41", "numpy": _NPY_V2, "openblas": "NEHALEM", "cpu_flags": ("sse4_2",)},
+    "avx2": {"onednn": "AVX2", "numpy": _NPY_V3, "openblas": "HASWELL", "cpu_flags": ("avx2", "fma")},
+    "avx512": {"onednn": "AVX512_CORE", "numpy": _NPY_V4, "openblas": "SKYLAKEX",
                "cpu_flags": ("avx512f", "avx512bw", "avx512dq", "avx512vl")},
 }
 MKL_BRANCHES = ("COMPATIBLE", "AVX2", "AVX512", "AUTO")
