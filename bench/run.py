@@ -19,6 +19,9 @@ of medians over `--repeat` runs. Cases:
   group 8, 48 completion tokens, math reward) on the same untrained model: s/step, median of
   `--grpo-steps` steps after a warm-up step, with rl.rollout_backend hf (TRL's HF generate path)
   vs auto (the fast sampler); `--only grpo` runs this case alone and replaces its section in RESULTS.md;
+* pinned against unpinned CPU numerics (config/numerics.py): pretraining, a GRPO stage and a sample
+  job of the smoke config and at config.yaml's model size: bench/bench_numerics.py, output embedded;
+  `--only numerics` runs this case alone and replaces its section in RESULTS.md;
 * the smoke study (tests/config/smoke.yaml) end to end: wall time; then `audit results/` of it, every
   table recomputed, against `--quick`, and on trees with 10x the samples and 10x the prompts:
   bench/bench_audit.py, output embedded (`--only audit --run DIR` on a finished run instead).
@@ -310,7 +313,7 @@ def main() -> None:
     ap.add_argument("--no-vllm", action="store_true")
     ap.add_argument("--no-smoke", action="store_true")
     ap.add_argument("--grpo-steps", type=int, default=10, help="timed GRPO steps per backend, after a warm-up step")
-    ap.add_argument("--only", choices=["grpo", "audit"], help="run this case alone and replace its section in --out")
+    ap.add_argument("--only", choices=["grpo", "audit", "numerics"], help="run this case alone and replace its section in --out")
     ap.add_argument("--run", type=Path, help="with --only audit: the finished run to audit")
     ap.add_argument("--out", default=str(REPO / "bench" / "RESULTS.md"))
     a = ap.parse_args()
@@ -332,6 +335,13 @@ def main() -> None:
         write_text(a.out, replace_section(old, "GRPO step", section, before="Smoke study"))
         print("\n".join(section))
         return
+    numerics = ("Pinned CPU numerics: what they cost (bench/bench_numerics.py)", [str(REPO / "bench/bench_numerics.py")])
+    if a.only == "numerics":
+        section = embedded_section(*numerics)
+        old = Path(a.out).read_text() if Path(a.out).exists() else "# Benchmark results\n"
+        write_text(a.out, replace_section(old, "Pinned CPU numerics", section, before="Smoke study"))
+        print("\n".join(section))
+        return
     t0 = time.perf_counter()
     lines = ["# Benchmark results", "", f"Machine: {machine()}.", "",
              "Written by `python bench/run.py` (`make bench`). Figures are from one run on a shared machine; "
@@ -345,6 +355,7 @@ def main() -> None:
                               [str(REPO / "bench/bench_passk.py")])
     lines += embedded_section("Peak memory of score and sample-merge (bench/bench_memory.py)",
                               [str(REPO / "bench/bench_memory.py")])
+    lines += embedded_section(*numerics)
     if not a.no_smoke:
         lines += smoke_section()
     lines += [f"Total bench time: {time.perf_counter() - t0:.0f} s.", ""]

@@ -18,6 +18,7 @@ DEFAULT = yaml.safe_load((REPO / "config.yaml").read_text())
 # an overlay is checked on the configs it is written for, in order
 OVERLAYS = {"toy-seeds.yaml": (REPO / "config.yaml",),
             "toy-teachers.yaml": (REPO / "config.yaml",),
+            "toy-world2.yaml": (REPO / "config.yaml",),
             "paper-teachers.yaml": (REPO / "configs" / "paper.yaml",)}
 
 
@@ -38,6 +39,20 @@ def test_an_overlay_changes_only_what_it_names():
         v for v, spec in default["variants"].items() if spec.get("enabled", True)}
     assert {k: v for k, v in seeds.items() if k not in ("rl", "chains")} == {
         k: v for k, v in default.items() if k not in ("rl", "chains")}
+
+
+def test_the_second_world_changes_the_world_seed_and_the_rl_seeds_only():
+    world2 = load_config(REPO / "config.yaml", REPO / "configs" / "toy-world2.yaml")
+    default = load_config(REPO / "config.yaml")
+    assert world2["world"]["seed"] != default["world"]["seed"] and world2["rl"]["seeds"] == [0, 1, 2]
+    assert {**world2["world"], "seed": 0} == {**default["world"], "seed": 0}
+    assert {**world2["rl"], "seeds": [0]} == default["rl"] and world2["chains"] == default["chains"]
+    # cut to fit the hour: what no claim reads (the routing prior at sampling time, large k beyond the base)
+    assert world2["sampling"]["routing"]["chains"] == [] and world2["analysis"]["large_k"]["checkpoints"] == ["base"]
+    assert {**world2["sampling"], "routing": None} == {**default["sampling"], "routing": None}
+    assert {**world2["analysis"], "large_k": None} == {**default["analysis"], "large_k": None}
+    assert {k: v for k, v in world2.items() if k not in ("rl", "world", "sampling", "analysis")} == {
+        k: v for k, v in default.items() if k not in ("rl", "world", "sampling", "analysis")}
 
 
 @pytest.mark.parametrize("mutate, message", [

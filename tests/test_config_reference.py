@@ -8,6 +8,8 @@ import copy
 
 import jsonschema
 import pytest
+
+from rlvr_support.config.numerics import DEFAULTS as NUMERICS_DEFAULTS
 import yaml
 
 from conftest import REPO, SMOKE_CONFIG
@@ -85,7 +87,8 @@ def code_defaults() -> dict[str, object]:
     """Every default the code's tables apply, by key path (None: computed when absent, so no schema default)."""
     out = {**_flat("analysis", ANALYSIS_DEFAULTS), **_flat("scoring", SCORING_DEFAULTS),
            **_flat("budget", BUDGET_DEFAULTS), **_flat("rl.vllm", VLLM_ROLLOUT_DEFAULTS),
-           **_flat("sampling.vllm", VLLM_DEFAULTS), **_flat("trajectory", TRAJECTORY_DEFAULTS)}
+           **_flat("sampling.vllm", VLLM_DEFAULTS), **_flat("trajectory", TRAJECTORY_DEFAULTS),
+           **_flat("numerics", NUMERICS_DEFAULTS)}
     for remedy, params in REMEDY_DEFAULTS.items():
         out.update(_flat(f"variants.<name>.{remedy}", params))
     for kind in ("pretrain", "sample", "analyse", "train"):

@@ -79,8 +79,8 @@ def test_bypass_diff_is_paired_against_the_base_and_read_by_the_claim(tmp_path):
     base = {p: ["step : topic cats rule short . Cats are warm .", "answer : Cats are warm ."] for p in prompts}
     ckpt = {p: ["answer : Cats are warm .", "answer : Dogs are warm ."] for p in prompts}
     root = tmp_path / "samples"
-    files = [write_samples(root, "base", "if", {p: [[1]] * 2 for p in prompts}, base),
-             write_samples(root, "if/seed0", "if", {p: [[1]] * 2 for p in prompts}, ckpt)]
+    files = [write_samples(root, "base", "if", {p: [[1]] * 2 for p in prompts}, base)]
+    files += [write_samples(root, f"if/seed{s}", "if", {p: [[1]] * 2 for p in prompts}, ckpt) for s in range(3)]
     t = reasoning_if_table(parse_files(files, root), prompts, rules=TOY_CFG, n_boot=50, ci=0.9, seed=0)
     t = t.set_index("chain")
     assert t.loc["base", "bypass"] == pytest.approx(0.5) and t.loc["if", "bypass"] == pytest.approx(1.0)

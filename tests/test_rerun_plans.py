@@ -310,3 +310,13 @@ def test_why_names_the_files_whose_edit_reruns_a_job(smoke_run, tmp_path):
     assert "train_stage (chain=math, seed=0)" not in blocks
     assert re.search(r"only because an input is remade: .*sample x\d+", out), out[-2000:]
     assert "up to date" in why(REPO, "results/tables/passk.csv")
+
+
+@pytest.mark.snakemake
+def test_changing_the_numerics_reruns_the_model_jobs_and_what_reads_them(smoke_run, tmp_path):
+    # the model jobs carry `numerics` as a param (they read it from the environment, config/numerics.py)
+    jobs = plan(smoke_run, edited_config(tmp_path, lambda c: c.update(numerics={"pin": False})))
+    because = {j["rule"] for j in jobs if "params" in j["reason"].lower()}
+    assert {"pretrain_base", "base_metrics", "sample", "positional_js", "perplexity"} <= because
+    assert not because & {"toy_data", "toy_corpus", "prompt_subset", "score", "passk_table", "claims_table"}
+    assert not rules(jobs) & {"toy_data", "toy_corpus", "prompt_subset"}

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from rlvr_support.analysis.resample import grouped_sum_bootstrap, paired_grouped_diff, verdict
+from rlvr_support.analysis.resample import ci_side, claim_verdict, grouped_sum_bootstrap, paired_grouped_diff, verdict
 
 
 def ratio(s):
@@ -53,6 +53,19 @@ def test_paired_diff_hand_example():
     (float("nan"), 0.2, +1, "inconclusive")])
 def test_verdict(low, high, sign, expected):
     assert verdict(low, high, sign) == expected
+
+
+@pytest.mark.parametrize("n_seeds,expected", [(0, "0 seeds"), (1, "1 seed"), (2, "2 seeds"), (3, "agree"),
+                                              (5, "agree")])
+def test_a_claim_verdict_needs_three_seeds(n_seeds, expected):
+    assert claim_verdict(0.1, 0.3, +1, n_seeds) == expected
+    assert claim_verdict(0.1, 0.3, -1, n_seeds) == (expected if n_seeds < 3 else "disagree")
+
+
+@pytest.mark.parametrize("low,high,expected", [(0.1, 0.3, "above 0"), (-0.3, -0.1, "below 0"), (0.0, 0.2, "spans 0"),
+                                               (-0.1, 0.2, "spans 0"), (float("nan"), 0.2, "spans 0")])
+def test_ci_side(low, high, expected):
+    assert ci_side(low, high) == expected
 
 
 def test_analysis_defaults_fill_missing_keys_only():

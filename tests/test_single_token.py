@@ -279,7 +279,9 @@ def test_the_claims_read_the_swap_rows():
                ("checkpoint", "swap", 2): {"p": [0, 0], "q": [0, 0]},
                ("base", "own", 0): {"p": [1, 0], "q": [1, 1]}, ("base", "swap", 1): {"p": [0, 0], "q": [0, 0]},
                ("base", "swap", 2): {"p": [1, 0], "q": [1, 1]}}
-    t = single_token_table({"if/seed0": _run(rewards)}, patterns=PATTERNS, n_boot=100, ci=0.9, seed=0)
+    # three seeds alike: a verdict needs >= 3 (analysis.resample.MIN_VERDICT_SEEDS)
+    t = single_token_table({f"if/seed{s}": _run(rewards) for s in range(3)}, patterns=PATTERNS, n_boot=100, ci=0.9,
+                           seed=0)
     claims = claims_table([], support_per_prompt=None, entropy=None, js_share=None, modes=None, perplexity=None,
                           decomposition={}, sources={"single_token": "single_token.csv"}, m=3, n_boot=50, ci=0.9,
                           seed=0, single_token=t).set_index("claim")

@@ -67,11 +67,11 @@ def test_the_mixed_group_claim_reads_chain_if_on_math_at_the_rl_group_size(tmp_p
     from rlvr_support.analysis.runs import parse_files
     from support_helpers import write_scores
 
-    # base: every prompt 2/4 (mixed); IF-RLVR polarises them to 0/4 or 4/4 on both seeds: mixed falls
+    # base: every prompt 2/4 (mixed); IF-RLVR polarises them to 0/4 or 4/4 on every seed: mixed falls
     base = {f"p{i:02d}": [1, 1, 0, 0] for i in range(12)}
     pol = {f"p{i:02d}": [1, 1, 1, 1] if i % 2 else [0, 0, 0, 0] for i in range(12)}
-    paths = [write_scores(tmp_path, "base", "math", base), write_scores(tmp_path, "if/seed0", "math", pol),
-             write_scores(tmp_path, "if/seed1", "math", pol)]
+    paths = [write_scores(tmp_path, "base", "math", base)]
+    paths += [write_scores(tmp_path, f"if/seed{s}", "math", pol) for s in range(3)]  # 3 seeds: a verdict
     files = parse_files(paths, tmp_path)
     sources = {"passk": "passk.csv", "trainability": "trainability.csv"}
     opts = dict(support_per_prompt=None, modes=None, sources=sources, m=3, n_boot=100, ci=0.95, seed=0)
@@ -80,9 +80,9 @@ def test_the_mixed_group_claim_reads_chain_if_on_math_at_the_rl_group_size(tmp_p
     r = t.set_index("claim").loc[claim]
     assert r["effect"] == pytest.approx(0 - 2 / 3) and r["verdict"] == "agree" and r["expected_sign"] == "-"
     assert r["chain"] == "if" and r["eval_set"] == "math" and "G=2" in r["measure"]
-    assert r["source"] == "trainability.csv" and r["n_seeds"] == 2
+    assert r["source"] == "trainability.csv" and r["n_seeds"] == 3
     st = seed_stability_table(files, t, group_size=2, **opts).set_index("claim").loc[claim]
-    assert st["per_seed"] and st["stable"] and st["seed0_verdict"] == "agree"
+    assert st["per_seed"] and st["stable"] and st["seed0_ci_side"] == "below 0"
     without = claims_table(files, entropy=None, js_share=None, perplexity=None, decomposition={}, **opts)
     assert claim not in set(without["claim"])
 

@@ -162,7 +162,7 @@ def test_association_of_direct_answers_with_best_at_k_is_negative(tmp_path):
     a = association_table(traj, n_boot=500, ci=0.95, seed=0).set_index("x")
     assert list(a.index) == STYLE_METRICS and set(a["y"]) == {"best@k"}
     ans = a.loc["share:answer"]
-    assert (ans["n_points"], ans["n_runs"], ans["n_boot_used"]) == (9, 2, 500)
+    assert (ans["n_points"], ans["n_runs"], ans["n_seeds"], ans["n_boot_used"]) == (9, 2, 2, 500)
     share = traj[traj["metric"] == "share:answer"]["value"].to_numpy()
     best = traj[traj["metric"] == "best@k"]["value"].to_numpy()
     assert best == pytest.approx([i / 10 + 0.01 * (i % 2) for i in (0, 2, 4, 6, 8, 1, 3, 5, 7)])

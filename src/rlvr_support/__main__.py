@@ -1,6 +1,16 @@
 import sys
 
-from rlvr_support.cli.main import main
+from rlvr_support.config.numerics import apply as pin_numerics
+
+# First of all, before anything loads torch, numpy or a BLAS: those read their kernel choices from
+# the environment once, when they load (config/numerics.py).
+try:
+    pin_numerics(sys.argv[1:])
+except ValueError as e:
+    print(f"error: {e}", file=sys.stderr)
+    sys.exit(1)
+
+from rlvr_support.cli.main import main  # noqa: E402  (after the pins, on purpose)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -25,6 +25,7 @@ if not MODELS and config["base"]["kind"] == "pretrain":
             cfg=get_pretrain_cfg(),
             seed=config["base"]["seed"],
             code=get_code("pretrain"),
+            numerics=get_numerics(),
             gpus=get_gpus_per_node("pretrain"),
         shell:
             "python -m rlvr_support pretrain --corpus {input} --cfg {params.cfg:q} --seed {params.seed} "
@@ -83,6 +84,7 @@ rule base_metrics:
         dtype=get_analyse_dtype(),
         verifiers=verifiers_arg(all_eval_verifiers()),
         code=get_code("base-metrics", all_eval_verifiers()),
+        numerics=get_numerics(),
     shell:
         "python -m rlvr_support base-metrics --model {input.model} --prompts {params.prompts} "
         "--sampling {params.sampling:q} --scoring {params.scoring:q} --out {output} --threads {threads} "

@@ -28,12 +28,14 @@ from rlvr_support.config.checkpoints import (
     trajectory_runs,
 )
 from rlvr_support.config.defaults import VARIANT_META, fill_defaults, gradient_checkpointing
+from rlvr_support.config.numerics import ENV_VAR as NUMERICS_ENV
 from rlvr_support.config.revisions import revision_warning
 from rlvr_support.config.validate import check_duplicate_keys, validate_config
 from rlvr_support.data.toyworld.limits import check_toy_world
 from rlvr_support.data.verifiers import task_verifiers, verifiers_arg
 from rlvr_support.lineage.codehash import code_manifest
 from rlvr_support.lineage.job_code import job_code
+from rlvr_support.lineage.provenance import CONFIGFILES_ENV, configfiles_record
 from rlvr_support.planning.study import check_study
 from rlvr_support.scoring.verifiers.families import INSTRUCTION_FAMILIES
 
@@ -54,6 +56,12 @@ config.update(fill_defaults(config))
 if workflow.is_main_process:
     for note in check_study(config):
         print(note, file=sys.stderr)
+# Every job computes with the config's numerics (config/numerics.py): `python -m rlvr_support` reads them
+# from here before it loads torch, and they override what the user's environment says. The jobs' sidecars
+# also name the config files of the run. Jobs inherit both, on SLURM too (--export=ALL), and a job's
+# own parse of this file sets them again from the same config.
+os.environ[NUMERICS_ENV] = json.dumps(config["numerics"], sort_keys=True, separators=(",", ":"))
+os.environ[CONFIGFILES_ENV] = json.dumps(configfiles_record(workflow.configfiles, workflow.basedir))
 
 # One starting model (`base:`): results/... . Several (`models:`, e.g. the paper's two bases): each
 # is a wildcard, results/{model}/..., over one shared copy of the prompts.
@@ -117,6 +125,12 @@ def get_code(verb, verifiers=(), remedies=None):
     verb's module and what it imports, the verifier families and remedies the job loads. A changed
     value reruns the job; `python -m rlvr_support why <output>` names the files that changed."""
     return code_of(job_code(verb, verifiers, remedies))
+
+
+def get_numerics():
+    """The config's `numerics`, for the rules whose jobs run model code: they read it from the environment
+    (RLVR_NUMERICS, above), and as a param a change of it reruns them (config/numerics.py)."""
+    return compact_json(config["numerics"])
 
 
 def get_conda_env(kind):

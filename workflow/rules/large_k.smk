@@ -53,6 +53,7 @@ rule sample_large_k:
     params:
         cfg=get_large_k_sampling_cfg,
         code=get_code("sample"),
+        numerics=get_numerics(),
         gpus=get_gpus_per_node("sample"),
     shell:
         # its own job name: a random stream apart from the eval set's full-budget samples

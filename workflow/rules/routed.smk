@@ -29,6 +29,7 @@ rule sample_routed:
         cfg=get_sampling_cfg,
         routing=get_routing_args,
         code=get_code("sample"),
+        numerics=get_numerics(),
         gpus=get_gpus_per_node("sample"),
     shell:
         "python -m rlvr_support sample --model {input.model} --prompts {input.prompts} --cfg {params.cfg:q} "

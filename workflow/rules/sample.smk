@@ -28,6 +28,7 @@ rule sample:
     params:
         cfg=get_sampling_cfg,
         code=get_code("sample"),
+        numerics=get_numerics(),
         gpus=get_gpus_per_node("sample"),
         shard=get_shard,
     shell:

@@ -39,6 +39,7 @@ rule single_token:
         dtype=get_analyse_dtype(),
         verifiers=get_eval_verifiers,
         code=get_eval_code("single-token"),
+        numerics=get_numerics(),
     shell:
         "python -m rlvr_support single-token --model {input.model} --base {input.base} --prompts {input.prompts} "
         "--cfg {params.cfg:q} --sampling {params.sampling:q} --scoring {params.scoring:q} --out {output} "

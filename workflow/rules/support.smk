@@ -140,6 +140,7 @@ rule positional_js:
         gpus=get_gpus_per_node("analyse"),
         dtype=get_analyse_dtype(),
         code=get_code("positional-js"),
+        numerics=get_numerics(),
     shell:
         "python -m rlvr_support positional-js --base-model {input.base_model} --model {input.model} --base-samples {input.base_samples} "
         "--samples {input.samples} --prompts {input.prompts} --cfg {params.cfg:q} --out {output} "
@@ -276,6 +277,7 @@ rule opening_intervention:
         dtype=get_analyse_dtype(),
         verifiers=get_eval_verifiers,
         code=get_eval_code("opening-intervention"),
+        numerics=get_numerics(),
     shell:
         "python -m rlvr_support opening-intervention --models {params.models} --samples {params.samples} --prompts {input.prompts} "
         "--cfg {params.cfg:q} --sampling {params.sampling:q} --scoring {params.scoring:q} --out {output} "
@@ -367,6 +369,7 @@ rule perplexity:
         gpus=get_gpus_per_node("analyse"),
         dtype=get_analyse_dtype(),
         code=get_code("perplexity"),
+        numerics=get_numerics(),
     shell:
         "python -m rlvr_support perplexity --model {input.models} --prompts {input.prompts} --cfg {params.cfg:q} --out {output} "
         "--threads {threads} --gpus {params.gpus} --dtype {params.dtype} > {log} 2>&1"

@@ -31,6 +31,7 @@ rule train_stage:
         probes=get_probe_args,
         verifiers=get_train_verifiers,
         code=get_train_code,
+        numerics=get_numerics(),
         launcher=get_train_launcher,
         gpus=get_gpus_per_node("train"),
     shell:

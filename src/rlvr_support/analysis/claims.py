@@ -3,8 +3,10 @@
 Each row states the claim, the paper (seeds/000, 003, 004), the chain and eval set it is
 measured on, the expected sign of the effect, the measured effect with its bootstrap CI
 (paired over prompts and including RL-seed variation wherever the effect is a difference
-to the base), the verdict of analysis.resample.verdict (agree / disagree / inconclusive
-when the CI touches or straddles 0) and the target file the number comes from.  Claims
+to the base), the RL seeds behind it, the verdict of analysis.resample.claim_verdict and the
+target file the number comes from. A verdict (agree / disagree, or inconclusive when the CI
+touches or straddles 0) needs a CI over at least MIN_VERDICT_SEEDS = 3 RL seeds; a row with
+fewer says `1 seed` or `2 seeds` instead: an effect, not a verdict.  Claims
 whose chain or eval set is not in the study are left out, never filled in.  Nothing here
 is tuned: the effect definitions are fixed below, before any data are seen.
 
@@ -21,7 +23,7 @@ from rlvr_support.metrics.bootstrap import bootstrap_ci_grouped
 from rlvr_support.analysis.benchmarks import POOLED, split_benchmarks
 from rlvr_support.analysis.markdown import cell, ci_cell, markdown_table
 from rlvr_support.analysis.passk_table import per_prompt_metrics
-from rlvr_support.analysis.resample import paired_grouped_diff, verdict
+from rlvr_support.analysis.resample import MIN_VERDICT_SEEDS, ci_side, claim_verdict, paired_grouped_diff
 from rlvr_support.analysis.runs import by_chain, is_trained
 from rlvr_support.analysis.scores import ScoreFile, benchmark_matrices
 from rlvr_support.analysis.trainability import mixed_share_effects
@@ -36,7 +38,8 @@ def _row(claim, paper, chain, eval_set, benchmark, measure, sign, effect, lo, hi
     return {"claim": claim, "paper": paper, "chain": chain, "eval_set": eval_set, "benchmark": benchmark,
             "measure": measure,
             "expected_sign": "+" if sign > 0 else "-", "effect": float(effect), "ci_low": float(lo),
-            "ci_high": float(hi), "n_seeds": int(n_seeds), "verdict": verdict(lo, hi, sign), "source": source}
+            "ci_high": float(hi), "n_seeds": int(n_seeds), "verdict": claim_verdict(lo, hi, sign, int(n_seeds)),
+            "source": source}
 
 
 def _by_benchmark(table: pd.DataFrame | None, eval_set: str, match: dict) -> dict[str, pd.DataFrame]:
@@ -220,8 +223,13 @@ def claims_table(scores: list[ScoreFile], *, support_per_prompt: pd.DataFrame | 
         rows.append(_row("Direct-answer openings and math best@k are negatively associated across checkpoints",
                          "000", "trajectory", "math", bench,
                          f"Pearson r over {int(r['n_points'])} trajectory points ({int(r['n_runs'])} runs), CI over points",
-                         -1, r["pearson_r"], lo, hi, int(r["n_runs"]), sources["association"]))
+                         -1, r["pearson_r"], lo, hi, _association_seeds(r), sources["association"]))
     return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def _association_seeds(r: pd.Series) -> int:
+    """RL seeds behind an association row: those of its trajectory runs (several chains of one seed are one)."""
+    return int(r["n_seeds"])
 
 
 def _seed_rows(table: pd.DataFrame | None, seed: str) -> pd.DataFrame | None:
@@ -243,11 +251,14 @@ KEY = ["claim", "chain", "eval_set", "benchmark"]
 def seed_stability_table(scores: list[ScoreFile], pooled: pd.DataFrame, *, support_per_prompt: pd.DataFrame | None,
                          modes: pd.DataFrame | None, sources: dict[str, str], m: int, n_boot: int, ci: float,
                          seed: int, group_size: int | None = None) -> pd.DataFrame:
-    """Each claim's verdict for every RL seed alone and pooled (the rows of `pooled`, the claims table).
+    """Each claim measured on every RL seed alone, beside its pooled row (the rows of `pooled`, the claims table).
 
     A seed's claims are those of `claims_table` on that seed's checkpoints only (with the base and
-    external checkpoints); `stable` says whether every seed's verdict equals the pooled verdict.
-    Claims that only pooled tables measure get per-seed cells `n/a` and `per_seed = False`."""
+    external checkpoints). One seed gives an effect, never a verdict (claim_verdict), so a seed's cells
+    are its effect and where its CI over prompts lies (`ci_side`: above 0, below 0, spans 0). `stable`
+    says whether every seed's CI lies where the pooled CI does; it needs a pooled verdict (at least
+    MIN_VERDICT_SEEDS seeds) and is False without one. Claims that only pooled tables measure get
+    per-seed cells `n/a` and `per_seed = False`."""
     seeds = sorted({f.seed for f in scores if f.seed is not None})
     per_seed = {}
     for s in seeds:
@@ -260,31 +271,35 @@ def seed_stability_table(scores: list[ScoreFile], pooled: pd.DataFrame, *, suppo
     rows = []
     for _, r in pooled.iterrows():
         key = tuple(r[k] for k in KEY)
+        pooled_side = ci_side(r["ci_low"], r["ci_high"])
         row = {**{k: r[k] for k in KEY}, "expected_sign": r["expected_sign"], "pooled_effect": r["effect"],
-               "pooled_verdict": r["verdict"], "n_seeds": r["n_seeds"]}
+               "pooled_ci_side": pooled_side, "pooled_verdict": r["verdict"], "n_seeds": r["n_seeds"]}
         measured = [key in per_seed[s].index for s in seeds]
         row["per_seed"] = bool(seeds) and all(measured)
         for s in seeds:
             if key in per_seed[s].index:
                 one = per_seed[s].loc[key]
-                row[f"seed{s}_effect"], row[f"seed{s}_verdict"] = float(one["effect"]), one["verdict"]
+                row[f"seed{s}_effect"], row[f"seed{s}_ci_side"] = float(one["effect"]), ci_side(one["ci_low"],
+                                                                                               one["ci_high"])
             else:
-                row[f"seed{s}_effect"], row[f"seed{s}_verdict"] = float("nan"), "n/a"
-        verdicts = [row[f"seed{s}_verdict"] for s in seeds]
-        row["seeds_agreeing_with_pooled"] = sum(v == r["verdict"] for v in verdicts)
-        row["stable"] = row["per_seed"] and all(v == r["verdict"] for v in verdicts)
+                row[f"seed{s}_effect"], row[f"seed{s}_ci_side"] = float("nan"), "n/a"
+        sides = [row[f"seed{s}_ci_side"] for s in seeds]
+        row["seeds_agreeing_with_pooled"] = sum(side == pooled_side for side in sides)
+        row["stable"] = row["per_seed"] and r["n_seeds"] >= MIN_VERDICT_SEEDS and all(side == pooled_side
+                                                                                    for side in sides)
         rows.append(row)
     return pd.DataFrame(rows)
 
 
 def seed_stability_markdown(df: pd.DataFrame) -> str:
-    seeds = [c.removesuffix("_verdict") for c in df.columns if c.startswith("seed") and c.endswith("_verdict")]
+    seeds = [c.removesuffix("_ci_side") for c in df.columns if c.startswith("seed") and c.endswith("_ci_side")]
     header = ["claim", "chain", "eval set", "benchmark", "expected", "pooled", *seeds, "stable"]
     body = [[cell(r["claim"]), cell(r["chain"]), cell(r["eval_set"]), cell(r["benchmark"]), cell(r["expected_sign"]),
              f"{r['pooled_effect']:+.3f} {r['pooled_verdict']}",
-             *[(f"{r[s + '_effect']:+.3f} {r[s + '_verdict']}" if r[s + "_verdict"] != "n/a" else "n/a (pooled table)")
-               for s in seeds],
-             "yes" if r["stable"] else ("no" if r["per_seed"] else "n/a")] for _, r in df.iterrows()]
+             *[(f"{r[s + '_effect']:+.3f}, CI {r[s + '_ci_side']}" if r[s + "_ci_side"] != "n/a"
+                else "n/a (pooled table)") for s in seeds],
+             "yes" if r["stable"] else ("no" if r["per_seed"] and r["n_seeds"] >= MIN_VERDICT_SEEDS else "n/a")]
+            for _, r in df.iterrows()]
     return markdown_table(header, body)
 
 

@@ -1,5 +1,6 @@
 """Bootstrap helpers the analysis tables share: ratio-of-sums statistics over prompts and
-RL seeds, paired checkpoint-minus-base effects, and the sign verdict of a claim.
+RL seeds, paired checkpoint-minus-base effects, and the verdict of a claim (the sign of its CI, given
+enough RL seeds).
 
 Means use :func:`rlvr_support.metrics.bootstrap.bootstrap_ci_grouped` directly.  Statistics
 that are *functions of sums over prompts* (support ratios SRR = P/(P+S), the mean JS curve
@@ -19,7 +20,11 @@ import numpy as np
 
 from rlvr_support.metrics.bootstrap import bootstrap_ci_grouped, bootstrap_distribution
 
-__all__ = ["grouped_sum_bootstrap", "paired_grouped_diff", "verdict"]
+__all__ = ["MIN_VERDICT_SEEDS", "ci_side", "claim_verdict", "grouped_sum_bootstrap", "paired_grouped_diff", "verdict"]
+
+# A verdict needs a CI that includes the variation between RL runs, from at least this many seeds
+# (DESIGN.md: one seed gives an effect, not a verdict; a run on another machine or seed can flip it).
+MIN_VERDICT_SEEDS = 3
 
 
 def grouped_sum_bootstrap(per_seed: Sequence[np.ndarray], fn: Callable[[np.ndarray], np.ndarray], *,
@@ -91,3 +96,20 @@ def verdict(low: float, high: float, expected_sign: int) -> str:
     if high < 0:
         return "agree" if expected_sign < 0 else "disagree"
     return "inconclusive"
+
+
+def claim_verdict(low: float, high: float, expected_sign: int, n_seeds: int) -> str:
+    """A claim's verdict: `verdict` of its CI when the CI includes seed variation from at least
+    MIN_VERDICT_SEEDS RL seeds; otherwise `1 seed` / `2 seeds`: the row gives the effect and its CI
+    over prompts, which says nothing of how another RL seed (or another machine's run) would come out."""
+    if n_seeds < MIN_VERDICT_SEEDS:
+        return f"{n_seeds} seed{'' if n_seeds == 1 else 's'}"
+    return verdict(low, high, expected_sign)
+
+
+def ci_side(low: float, high: float) -> str:
+    """Where a CI lies: `above 0`, `below 0`, or `spans 0` (touches or straddles it, or undefined);
+    what `verdict` reads, without the paper's sign."""
+    if low is None or high is None or np.isnan(low) or np.isnan(high):
+        return "spans 0"
+    return "above 0" if low > 0 else "below 0" if high < 0 else "spans 0"

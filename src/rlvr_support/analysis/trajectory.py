@@ -47,8 +47,8 @@ METRICS = ("pass@1", "best@k", "coverage@k", "answer_entropy", *SHARES)
 POINT_KEYS = ("run", "chain", "seed", "step", "samples", "scores")
 COLUMNS = ["run", "chain", "seed", "step", "checkpoint", "eval_set", "benchmark", "k", "metric", "value", "ci_low", "ci_high",
            "n_prompts"]
-ASSOCIATION_COLUMNS = ["eval_set", "benchmark", "x", "y", "n_points", "n_runs", "pearson_r", "ci_low", "ci_high",
-                       "n_boot_used", "spearman_rho"]
+ASSOCIATION_COLUMNS = ["eval_set", "benchmark", "x", "y", "n_points", "n_runs", "n_seeds", "pearson_r", "ci_low",
+                       "ci_high", "n_boot_used", "spearman_rho"]
 
 
 def first_k_samples(samples_path, scores_path, k: int) -> pd.DataFrame:
@@ -188,7 +188,7 @@ def association_table(traj: pd.DataFrame, *, y: str = "best@k", n_boot: int, ci:
     A checkpoint that is a point of several runs (the base, where two chains start) counts once
     (the ``checkpoint`` column). The CI resamples points as if they were independent; the points of
     one run are steps of one trajectory, so it is narrower than a CI over runs would be (``n_runs``
-    says how many there are).
+    says how many there are; ``n_seeds`` how many RL seeds they span, external runs having none).
     """
     if y not in METRICS:
         raise ValueError(f"association y must be one of {', '.join(METRICS)}, got {y!r}")
@@ -202,7 +202,7 @@ def association_table(traj: pd.DataFrame, *, y: str = "best@k", n_boot: int, ci:
             xv, yv = pair[x].to_numpy(float), pair[y].to_numpy(float)
             r, low, high, used = _pearson_ci(xv, yv, n_boot=n_boot, ci=ci, seed=seed)
             rows.append({"eval_set": eval_set, "benchmark": bench, "x": x, "y": y, "n_points": len(pair),
-                         "n_runs": g["run"].nunique(), "pearson_r": r,
+                         "n_runs": g["run"].nunique(), "n_seeds": g["seed"].dropna().nunique(), "pearson_r": r,
                          "ci_low": low, "ci_high": high, "n_boot_used": used, "spearman_rho": spearman_rho(xv, yv)})
     return pd.DataFrame(rows, columns=ASSOCIATION_COLUMNS)
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 
 from rlvr_support.config.checkpoints import base_checkpoints, starting_models, trajectory_cfg
+from rlvr_support.config.numerics import with_numerics_defaults
 
 ANALYSIS_DEFAULTS = {
     "support_delta": 0.05,
@@ -118,7 +119,8 @@ NO_TRAINING_RL = {"seeds": [], "steps": 0}
 
 def fill_defaults(config: dict) -> dict:
     """A copy of a validated config with the analysis and scoring keys and every variant's remedy parameters filled
-    in, `role: base` checkpoints added to `models` (each is a starting model) and the trajectory's defaults."""
+    in, `role: base` checkpoints added to `models` (each is a starting model), the trajectory's and the numerics'
+    defaults (pinned unless a job asks for GPUs: config/numerics.py)."""
     out = copy.deepcopy(config)
     if base_checkpoints(config):
         out["models"] = starting_models(config)
@@ -134,7 +136,13 @@ def fill_defaults(config: dict) -> dict:
                **with_remedy_defaults({k: v for k, v in spec.items() if k not in VARIANT_META})}
         for name, spec in config.get("variants", {}).items()}
     out["trajectory"] = trajectory_cfg(out)
+    out["numerics"] = with_numerics_defaults(config.get("numerics"), uses_gpus(config))
     return out
+
+
+def uses_gpus(config: dict) -> bool:
+    """Whether any kind of job asks for GPUs (then numerics are recorded, not pinned, by default)."""
+    return any(spec.get("gpu", 0) for spec in config["resources"].values() if isinstance(spec, dict))
 
 
 def with_analyse_resources(resources: dict) -> dict:

@@ -20,6 +20,10 @@ is rerun on the inputs its sidecar names and every cell compared (recompute.py);
 differs is *differs*, one whose job cannot be rerun *unverified*. `--quick` skips this and
 checks sha256 only. A table whose inputs have problems of their own is not recomputed.
 
+Files whose jobs ran under different numerics (another torch kernel capability, MKL branch, numpy
+kernel set, library version, thread count or GPU; mixed_numerics.py) are *mixed-numerics*: every
+checksum may match, but the results mix two runs that no machine reproduces together.
+
 The first such file is named and the exit status is 1. `audit <folder>` (e.g. `audit
 results/`) checks every file under the folder this way: each with a sidecar, each checkpoint
 file through its manifest; any other file is a finding, except in Snakemake's `logs/` and
@@ -51,6 +55,7 @@ from rlvr_support.lineage.integrity import Problem, checkpoint_problems, checkpo
 from rlvr_support.lineage.integrity import display_path as _display
 from rlvr_support.lineage.integrity import short as _short
 from rlvr_support.lineage.recompute import ABS_TOL, REL_TOL, TABLE_SUFFIXES, Recomputer, Rerun, is_table_job
+from rlvr_support.lineage.mixed_numerics import mixed_numerics, unrecorded
 
 # Folders of a results tree that hold no results: never a finding for lacking sidecars.
 UNTRACKED = {"logs": "Snakemake logs", "benchmarks": "Snakemake benchmark records",
@@ -434,6 +439,10 @@ def run(path: str, row: str | None = None, column: str | None = None, say=print,
     finally:
         if recomputer is not None:
             recomputer.close()
+    recs = {_display(k): v.desc.rec for k, v in lin.seen.items() if v.desc.rec}
+    lin.problems += mixed_numerics(recs)
+    if old := unrecorded(recs):
+        say(f"\n{len(old)} files were made before sidecars recorded numerics (e.g. {old[0]}): not compared")
     say("\ncode versions: " + "; ".join(
         f"package {h} = git {_short(c.get('git_commit'))}{' (dirty)' if c.get('git_dirty') else ''}"
         for h, c in lin.codes.items()))
@@ -463,6 +472,8 @@ def run(path: str, row: str | None = None, column: str | None = None, say=print,
         first = lin.problems[0]
         if first.kind in ("differs", "unverified"):
             say(f"error: {first.path} is not what its inputs give when recomputed ({first.kind})")
+        elif first.kind == "mixed-numerics":
+            say(f"error: {first.path} was computed under other numerics than the rest of the results (mixed-numerics)")
         else:
             say(f"error: {first.path} no longer matches its provenance ({first.kind})")
         return 1

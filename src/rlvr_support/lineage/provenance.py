@@ -4,7 +4,10 @@ A sidecar records how its file was made: the verb and the Snakemake rule that ru
 command line, every argument (the config sections arrive as JSON, so this is the config the
 job used), the seeds, the sha256 of every input with a pointer to that input's own sidecar,
 the sha256 of every output, the code version (git commit, dirty flag, a hash of the package
-source), package versions, host and start/end time. `python -m rlvr_support audit` walks these
+source), package versions, the run's config files (from Snakemake), how the job computed
+(`numerics`: pinned or not, torch's kernel capability, MKL's reproducibility branch, threads, numpy's
+kernels, the CPU, GPUs with their CUDA/cuDNN/driver versions; `numerics_record`), host and start/end
+time. `python -m rlvr_support audit` walks these
 pointers down to the data and re-checks every checksum (see audit.py); `begin` checks every input
 against its sidecar (and a checkpoint manifest's weights against the manifest) before the verb
 reads it (see integrity.py).
@@ -50,6 +53,7 @@ import functools
 import json
 import os
 import platform
+import re
 import socket
 import subprocess
 import sys
@@ -125,6 +129,134 @@ def package_versions() -> dict:
         except metadata.PackageNotFoundError:
             out[name] = None
     return out
+
+
+# ------------------------------------------------------------------ how the job computed
+CONFIGFILES_ENV = "RLVR_CONFIGFILES"  # the run's config files, set by workflow/rules/common.smk
+# MKL's CNR branch constants (mkl_cbwr_get's return values, oneMKL's "Named Constants for CNR Control")
+MKL_BRANCH_NAMES = {0: "OFF", 1: "OFF", 2: "AUTO", 3: "COMPATIBLE", 4: "SSE2", 6: "SSSE3", 7: "SSE4_1", 8: "SSE4_2",
+                    9: "AVX", 10: "AVX2", 11: "AVX512_MIC", 12: "AVX512", 13: "AVX512_MIC_E1", 14: "AVX512_E1"}
+MKL_CBWR_STRICT = 0x10000
+
+
+def configfiles_record(paths, basedir) -> list[dict]:
+    """The config files of a run (Snakemake's, in the order given) with their sha256: relative to the
+    workflow's folder when inside it."""
+    out = []
+    for p in paths:
+        path = Path(p).resolve()
+        try:
+            shown = path.relative_to(Path(basedir).resolve()).as_posix()
+        except ValueError:
+            shown = path.as_posix()
+        out.append({"path": shown, "sha256": sha256_file(path) if path.is_file() else None})
+    return out
+
+
+def _configfiles() -> list[dict] | None:
+    try:
+        return json.loads(os.environ[CONFIGFILES_ENV])
+    except (KeyError, json.JSONDecodeError):
+        return None  # run without Snakemake: the config arrived on the command line (args)
+
+
+@functools.cache
+def _cpu() -> dict:
+    """Vendor and model of this machine's CPU and its vector extensions (Linux /proc/cpuinfo)."""
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return {"model": platform.processor() or None, "vendor": None, "vector": None}
+    field = {k.strip(): v.strip() for k, v in (line.split(":", 1) for line in text.splitlines()[:40] if ":" in line)}
+    flags = set(field.get("flags", "").split())
+    vector = [f for f in ("sse4_2", "avx", "avx2", "fma", "avx512f", "avx512bw", "avx512vl", "avx512_bf16",
+                          "amx_bf16") if f in flags]
+    return {"model": field.get("model name"), "vendor": field.get("vendor_id"), "vector": vector}
+
+
+def _mkl(torch) -> dict | None:
+    """MKL's version and its CNR branch as MKL itself reports it (mkl_cbwr_get, exported by torch's CPU
+    library): the branch it runs and the one AUTO would pick on this CPU."""
+    import ctypes
+
+    lib = Path(torch.__file__).parent / "lib" / "libtorch_cpu.so"
+    try:
+        mkl = ctypes.CDLL(str(lib))
+        buf = ctypes.create_string_buffer(256)
+        mkl.MKL_Get_Version_String(buf, len(buf))
+        branch, auto = mkl.mkl_serv_cbwr_get(-1), mkl.mkl_serv_cbwr_get_auto_branch()
+    except (OSError, AttributeError):
+        return None  # another build (no MKL, or not exported)
+    name = MKL_BRANCH_NAMES.get(branch & ~MKL_CBWR_STRICT, str(branch & ~MKL_CBWR_STRICT))
+    return {"version": buf.value.decode(errors="replace").split(" for ")[0],
+            "cbwr": name + (",STRICT" if branch & MKL_CBWR_STRICT else ""),
+            "auto_branch": MKL_BRANCH_NAMES.get(auto, str(auto))}
+
+
+def _gpu(torch, asked: int) -> dict | None:
+    """The GPUs a job used: device names, CUDA, cuDNN and driver versions (None on CPU)."""
+    cuda = torch is not None and torch.cuda.is_available() and torch.cuda.is_initialized()
+    if not cuda and not asked:
+        return None
+    driver = None
+    try:
+        driver = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+                                capture_output=True, text=True, timeout=20, check=True).stdout.split()[0]
+    except (OSError, subprocess.SubprocessError, IndexError):
+        pass
+    return {"devices": [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())] if cuda else None,
+            "cuda": torch.version.cuda if torch is not None else None,
+            "cudnn": torch.backends.cudnn.version() if cuda else None, "driver": driver,
+            "note": "GPU kernels are not bit-reproducible across GPU types (or driver/library versions)"}
+
+
+def _numpy(np) -> dict:
+    from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
+
+    out = {"version": np.__version__, "dispatch": [t for t in __cpu_dispatch__ if __cpu_features__.get(t)],
+           "openblas": None}
+    try:  # numpy's own OpenBLAS (DYNAMIC_ARCH): the kernel set it picked for this CPU
+        import ctypes
+
+        lib = next((Path(np.__file__).parent.parent / "numpy.libs").glob("*openblas*"))
+        ob = ctypes.CDLL(str(lib))
+        ob.scipy_openblas_get_corename64_.restype = ctypes.c_char_p
+        out["openblas"] = {"core": ob.scipy_openblas_get_corename64_().decode(),
+                           "threads": ob.scipy_openblas_get_num_threads64_()}
+    except (StopIteration, OSError, AttributeError):
+        pass
+    return out
+
+
+def numerics_record(asked_gpus: int = 0) -> dict:
+    """How this job computed: whether its numerics were pinned (config/numerics.py) and what the libraries
+    it loaded actually ran with: torch's kernel capability, MKL's version and reproducibility branch,
+    threads, numpy's dispatch and BLAS kernels, the CPU, and the GPUs and their library versions. Read
+    after the verb ran, from the libraries themselves where they say it (the capability, MKL's branch),
+    and only for a library the job loaded (a table job that never imports torch records no torch)."""
+    from rlvr_support.config.numerics import OVERRIDDEN, THREAD_VARS, pinned_environment, requested
+
+    spec = requested()
+    pinned = bool(spec and spec["pin"])
+    watched = sorted({*pinned_environment({"cpu_capability": "avx2", "mkl_cbwr": "AUTO"}, 1), *OVERRIDDEN,
+                      *THREAD_VARS})
+    rec = {"pinned": pinned, "spec": spec, "env": {v: os.environ[v] for v in watched if v in os.environ},
+           "cpu": _cpu(), "torch": None, "numpy": None, "gpu": None}
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        cfg = torch.__config__.show()
+        onednn = re.search(r"MKL-DNN v([\w.]+)", cfg)
+        blas = re.search(r"BLAS_INFO=(\w+)", cfg)
+        rec["torch"] = {"version": torch.__version__, "git": torch.version.git_version,
+                        "capability": torch.backends.cpu.get_cpu_capability(), "threads": torch.get_num_threads(),
+                        "interop_threads": torch.get_num_interop_threads(),
+                        "deterministic": torch.are_deterministic_algorithms_enabled(),
+                        "blas": blas.group(1) if blas else None, "mkl": _mkl(torch),
+                        "onednn": onednn.group(1) if onednn else None}
+    rec["gpu"] = _gpu(torch, asked_gpus)
+    if (np := sys.modules.get("numpy")) is not None:
+        rec["numpy"] = _numpy(np)
+    return rec
 
 
 def _seeds(obj, prefix: str = "") -> dict:
@@ -322,7 +454,7 @@ def begin(args: argparse.Namespace, argv: list[str], rule: str | None = None) ->
         args=params, config={k: v for k, v in params.items() if isinstance(v, dict)},
         seeds=_seeds(params),
         inputs=hashed,
-        code=code_version(), packages=package_versions(),
+        configfiles=_configfiles(), code=code_version(), packages=package_versions(),
         host=socket.gethostname(), platform=platform.platform(), cwd=str(cwd),
         tree=_tree_identity(outputs, cwd), started=_now(),
     )
@@ -345,7 +477,9 @@ def finish(rec: Record | None) -> list[Path]:
         if arts:
             entry["artifacts"] = arts
         outputs.append(entry)
-    rec.update(outputs=outputs, finished=_now(), seconds=round(time.time() - rec._t0, 3))
+    gpus = getattr(rec._args, "gpus", 0)
+    rec.update(outputs=outputs, finished=_now(), seconds=round(time.time() - rec._t0, 3),
+               numerics=numerics_record(gpus if isinstance(gpus, int) else 0))
     if getattr(rec._args, "prov_resolved", None):
         rec["resolved"] = rec._args.prov_resolved
     written = []

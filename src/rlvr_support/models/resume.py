@@ -3,11 +3,12 @@
 A job killed mid-way (SIGKILL, preemption, wall-time limit) leaves its last saved state in
 `_partial/`; the rerun continues from it. Three ways this goes wrong, guarded here:
 
-* the state belongs to a *different* job (the config, seed, parent, data or the code the verb
-  runs changed before the rerun, or the previous run finished and its final checkpoint was
-  kept): resuming would skip training or mix two runs, and the provenance would name only the
-  second. `prepare` keeps `_partial/` only when its fingerprint matches this job's (the caller
-  puts the hash of its code in it, cli/main.py), and says what changed when it does not;
+* the state belongs to a *different* job (the config, seed, parent, data, the code the verb
+  runs or its pinned numerics changed before the rerun, or the previous run finished and its
+  final checkpoint was kept): resuming would skip training or mix two runs, and the provenance
+  would name only the second. `prepare` keeps `_partial/` only when its fingerprint matches this
+  job's (the caller puts the hash of its code in it, cli/main.py), and says what changed when it
+  does not;
   `discard` removes it once the job's output is written.
 * the job was killed while writing a TRL checkpoint: Trainer writes `checkpoint-N/` in place
   and `trainer_state.json` last (transformers 5.23 `Trainer._save_checkpoint`), so a folder
@@ -33,6 +34,7 @@ from pathlib import Path
 from safetensors import SafetensorError, safe_open
 from transformers import TrainerCallback
 
+from rlvr_support.config.numerics import requested as numerics_requested
 from rlvr_support.storage.atomic import shared_modes, write_json
 
 FINGERPRINT = "fingerprint.json"
@@ -113,6 +115,8 @@ def prepare(partial: Path, fingerprint: dict) -> None:
     """Make `partial` (created if missing) hold only this job's complete, readable saved progress."""
     partial = Path(partial)
     fp_file = partial / FINGERPRINT
+    # progress made under other numerics (config/numerics.py) would finish as a mix of two runs
+    fingerprint = {**fingerprint, "numerics": numerics_requested()}
     if partial.exists():
         old, new = _fingerprint_of(fp_file), json.loads(json.dumps(fingerprint, sort_keys=True, default=str))
         if old != new:

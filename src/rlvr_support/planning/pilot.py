@@ -60,10 +60,13 @@ def build_model_dir(model_config: dict, out: Path, dtype, device: str) -> Path:
 
     cfg = AutoConfig.for_model(**model_config, pad_token_id=0, eos_token_id=1, bos_token_id=None)
     torch.manual_seed(0)
+    from rlvr_support.storage.atomic import atomic_dir
+
     with torch.device(device):
         model = AutoModelForCausalLM.from_config(cfg, dtype=dtype)
-    model.save_pretrained(out)
-    build_tokenizer(model_config["vocab_size"]).save_pretrained(out)
+    with atomic_dir(out) as tmp:  # a killed pilot leaves no half-written model folder to be reused
+        model.save_pretrained(tmp)
+        build_tokenizer(model_config["vocab_size"]).save_pretrained(tmp)
     return out
 
 

@@ -1,0 +1,88 @@
+"""docs/results.md's tables cannot drift from the results tree they came from (lineage/results_page.py).
+
+tests/data/results-doc/ holds the files the page is made of (the tables and their sidecars, the
+checkpoint manifests' sidecars), copied from a finished run with `results-doc --copy-inputs`; the
+page must be exactly what the generator makes of them, so a number edited by hand in the page, or a
+page not regenerated after the stored tables were replaced, fails here."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO
+from rlvr_support.cli.main import main
+from rlvr_support.lineage import results_page
+
+STORED = REPO / "tests" / "data" / "results-doc" / "results"
+PAGE = REPO / "docs" / "results.md"
+
+
+def test_the_page_is_what_the_stored_tables_give(capsys):
+    assert main(["results-doc", str(STORED), "--out", str(PAGE), "--check"]) == 0, capsys.readouterr().err
+    page = PAGE.read_text()
+    claims = (STORED / "tables" / "claims.md").read_text()
+    assert claims in page and (STORED / "tables" / "seed_stability.md").read_text() in page
+    assert page.count(results_page.BEGIN) == 1 and page.count(results_page.END) == 1
+
+
+def test_an_edited_number_in_the_page_fails(tmp_path, capsys):
+    page = tmp_path / "results.md"
+    text = PAGE.read_text()
+    generated = text.split(results_page.BEGIN, 1)[1]
+    row = next(line for line in generated.splitlines() if line.startswith("| ") and " [" in line)
+    number = row.split(" [", 1)[0].rsplit("| ", 1)[1]  # the effect cell's point estimate, e.g. +0.083
+    edited = row.replace(f"| {number} [", f"| {number}1 [", 1)
+    page.write_text(text.replace(row, edited, 1))
+    assert main(["results-doc", str(STORED), "--out", str(page), "--check"]) == 1
+    err = capsys.readouterr().err
+    assert "is not what" in err and repr(edited) in err
+    # regenerating puts the tree's number back and keeps the hand-written text around the markers
+    block = results_page.BEGIN + generated.split(results_page.END, 1)[0] + results_page.END + "\n"
+    page.write_text("# My title\n\nintro\n" + block.replace(row, edited, 1) + "\nafter\n")
+    assert main(["results-doc", str(STORED), "--out", str(page)]) == 0
+    again = page.read_text()
+    assert row in again and edited not in again and again.startswith("# My title\n\nintro\n")
+    assert again.endswith(results_page.END + "\n\nafter\n")
+
+
+def _copy(tmp_path) -> Path:
+    shutil.copytree(STORED.parent, tmp_path / "tree")
+    return tmp_path / "tree" / "results"
+
+
+def test_an_edited_table_is_refused(tmp_path):
+    tree = _copy(tmp_path)
+    claims = tree / "tables" / "claims.md"
+    claims.write_text(claims.read_text().replace("+0.", "+9.", 1))
+    with pytest.raises(ValueError, match=r"claims.md: edited: sha256 .* the page would publish a table"):
+        results_page.generated(tree)
+
+
+def test_a_tree_with_mixed_numerics_is_refused(tmp_path):
+    tree = _copy(tmp_path)
+    side = sorted((tree / "checkpoints").rglob("manifest.json.prov.json"))[-1]
+    rec = json.loads(side.read_text())
+    rec["numerics"]["torch"]["capability"] = "AVX512" if rec["numerics"]["torch"]["capability"] != "AVX512" else "AVX2"
+    side.write_text(json.dumps(rec))
+    with pytest.raises(ValueError, match="mixed-numerics: torch CPU kernel capability"):
+        results_page.generated(tree)
+
+
+def test_the_header_names_commit_config_files_seeds_and_numerics():
+    head = "\n".join(results_page.header(STORED, results_page._tables(STORED)))
+    rec = json.loads((STORED / "tables" / "claims.md.prov.json").read_text())
+    assert rec["code"]["git_commit"] in head
+    assert all(c["path"] in head for c in rec["configfiles"])
+    assert "RL seeds: 0" in head and "torch CPU kernel capability: AVX2" in head
+    assert f"pinned: {json.dumps(rec['numerics']['spec'], sort_keys=True)}" in head
+
+
+def test_copy_inputs_copies_exactly_what_the_page_reads(tmp_path):
+    copied = results_page.copy_inputs(STORED, tmp_path)
+    assert {p.relative_to(tmp_path) for p in copied} == {p.relative_to(STORED.parent)
+                                                        for p in STORED.parent.rglob("*") if p.is_file()}
+    assert results_page.generated(tmp_path / "results") == results_page.generated(STORED)
