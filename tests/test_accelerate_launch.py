@@ -54,7 +54,7 @@ def _train_command(tmp_path, **train):
 def test_toy_config_trains_with_plain_python(tmp_path):
     command, resources = _train_command(tmp_path)
     assert command.startswith("python -m rlvr_support train ")
-    assert command.split(" > ")[0].endswith("--gpus 0")
+    assert " --gpus 0 " in command.split(" > ")[0] + " "
     assert "mpi=" not in resources
 
 
@@ -64,7 +64,7 @@ def test_accelerate_launcher_on_one_node(tmp_path):
                                         accelerate_config="configs/accelerate/fsdp.yaml")
     assert command.startswith(f"accelerate launch --config_file {REPO}/configs/accelerate/fsdp.yaml "
                               "--num_machines 1 --num_processes 4 -m rlvr_support train ")
-    assert "--gpus 4 >" in command
+    assert " --gpus 4 " in command.split(" > ")[0] + " "
     assert "gpu=4" in resources and "nodes=1" in resources and "mpi=" not in resources
 
 
@@ -72,7 +72,7 @@ def test_accelerate_launcher_on_one_node(tmp_path):
 def test_accelerate_launcher_across_nodes_goes_through_srun(tmp_path):
     command, resources = _train_command(tmp_path, launcher="accelerate", gpu=8, nodes=2, tasks=2)
     assert command.startswith(f"bash {SCRIPT} {REPO}/configs/accelerate/zero3.yaml 8 -m rlvr_support train ")
-    assert "--gpus 8 >" in command  # per node
+    assert " --gpus 8 " in command.split(" > ")[0] + " "  # per node
     for want in ("gpu=16", "nodes=2", "tasks=2", "mpi=srun"):
         assert want in resources, resources
 

@@ -85,6 +85,37 @@ def test_qwen2_5_math_7b_at_4096_new_tokens_exceeds_its_positions():
     assert check_study(_paper(extended)) == []
 
 
+def _toy_checkpoint(folder: Path, positions: int) -> Path:
+    """A folder with a toy-sized llama config.json (what the context check reads) and a stand-in weights file
+    (validation checks that one exists; nothing here loads it)."""
+    folder.mkdir(parents=True)
+    (folder / "config.json").write_text(json.dumps({
+        "model_type": "llama", "architectures": ["LlamaForCausalLM"], "hidden_size": 64, "intermediate_size": 128,
+        "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 4, "vocab_size": 300,
+        "max_position_embeddings": positions, "torch_dtype": "float32"}))
+    (folder / "model.safetensors").write_bytes(b"\0" * 8)
+    return folder
+
+
+@pytest.mark.parametrize("positions, fits", [(128, True), (24, False)])
+def test_a_toy_world_study_checks_its_own_prompts_not_the_budgets(tmp_path, positions, fits):
+    """On the toy world the prompt is the world's longest (measured), not budget.max_prompt_tokens (1024,
+    stated for real data): a 128-position external toy checkpoint fits, a 24-position one does not."""
+    raw = yaml.safe_load((REPO / "tests" / "config" / "smoke.yaml").read_text())
+    raw["checkpoints"] = {"mine": {"kind": "local", "path": str(_toy_checkpoint(tmp_path / "m", positions)),
+                                   "base": "base"}}
+    cfg = fill_defaults(validate_config(raw))
+    assert cfg["budget"]["max_prompt_tokens"] == 1024
+    if fits:
+        assert check_study(cfg) == []
+    else:
+        with pytest.raises(PlanError) as e:
+            check_study(cfg)
+        msg = str(e.value)
+        assert "checkpoints.mine:" in msg and "exceed the model's 24 positions" in msg
+        assert "1024 prompt" not in msg and "budget.max_prompt_tokens" not in msg
+
+
 def test_an_accelerate_config_that_pins_another_accumulation_is_refused(tmp_path):
     pinned = yaml.safe_load((REPO / "configs" / "accelerate" / "zero3.yaml").read_text())
     pinned["deepspeed_config"]["gradient_accumulation_steps"] = 1

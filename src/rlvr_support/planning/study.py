@@ -52,7 +52,12 @@ def shape_of(spec: dict) -> ModelShape | None:
 
 
 def prompt_tokens(config: dict) -> int:
-    """budget.max_prompt_tokens of a filled-in config (config/defaults.py BUDGET_DEFAULTS)."""
+    """The longest prompt a job may see: the toy world's own, measured (its checkpoints read its tokenizer), else
+    budget.max_prompt_tokens of a filled-in config (config/defaults.py BUDGET_DEFAULTS), stated for real data."""
+    if config["world"]["kind"] == "toy":
+        from rlvr_support.data.toyworld.limits import longest_prompt
+
+        return longest_prompt(config)
     return config["budget"]["max_prompt_tokens"]
 
 
@@ -199,6 +204,7 @@ def context_problems(config: dict) -> list[str]:
     """Every model (and external checkpoint) whose positions cannot hold a prompt and its longest generation."""
     problems = []
     prompt = prompt_tokens(config)
+    prompt_source = "" if config["world"]["kind"] == "toy" else " (or budget.max_prompt_tokens)"
     lengths = [("sampling.max_new_tokens (or a benchmark's)", max_new_tokens(config))]
     if config["chains"]:
         lengths.append(("rl.max_completion_tokens", config["rl"]["max_completion_tokens"]))
@@ -209,10 +215,9 @@ def context_problems(config: dict) -> list[str]:
     specs = model_specs(config)
     for model, spec in specs.items():
         where = f"models.{model}" if config.get("models") else "base"
-        if spec["kind"] == "pretrain":  # the toy world checks its own lengths (data/toyworld/limits.py)
-            continue
-        entries = [(where, spec)] + [(f"checkpoints.{name}", config["checkpoints"][name])
-                                     for name in externals_of(config, model)]
+        # a toy base checks its own lengths (data/toyworld/limits.py); its external checkpoints are checked here
+        entries = [] if spec["kind"] == "pretrain" else [(where, spec)]
+        entries += [(f"checkpoints.{name}", config["checkpoints"][name]) for name in externals_of(config, model)]
         for label, s in entries:
             shape = shape_of(s)
             if shape is None:
@@ -221,7 +226,7 @@ def context_problems(config: dict) -> list[str]:
             if over:
                 longest = max(new for _, new in over)
                 problems.append(f"{label}: {context_problem(shape, prompt, longest, positions(s, shape))}; lower "
-                                f"{', '.join(key for key, _ in over)} (or budget.max_prompt_tokens), or state "
+                                f"{', '.join(key for key, _ in over)}{prompt_source}, or state "
                                 f"{label}.max_positions if the run extends the model's context")
     return problems
 

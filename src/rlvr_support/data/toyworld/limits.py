@@ -43,9 +43,8 @@ def _check_eval_problems(world: dict) -> None:
                           f"{key} (levels {levels}) have only {space}")
 
 
-def _check_prompt_lengths(config: dict, toy: dict[str, dict]) -> None:
-    """The longest prompt (in the toy tokenizer's tokens, BOS included) plus the tokens generated
-    after it must fit the model's positions; else a sample or training job fails or truncates."""
+def prompt_lengths(config: dict):
+    """longest(split, tasks): the longest prompt of those tasks' split, in the toy tokenizer's tokens (BOS included)."""
     try:
         sets = build_prompt_sets(config["world"])
     except ValueError as e:  # counts within the space that the draws (train before joint eval) still exhaust
@@ -56,6 +55,20 @@ def _check_prompt_lengths(config: dict, toy: dict[str, dict]) -> None:
         prompts = [r["prompt"] for t in tasks for r in sets.get(t, []) if r["split"] == split]
         return max((len(e.ids) for e in tok.encode_batch(prompts)), default=0)
 
+    return longest
+
+
+def longest_prompt(config: dict) -> int:
+    """The toy world's longest prompt of any split and task, in the toy tokenizer's tokens."""
+    longest = prompt_lengths(config)
+    tasks = sorted(build_prompt_sets(config["world"]))
+    return max(longest(split, tasks) for split in ("train", "eval"))
+
+
+def _check_prompt_lengths(config: dict, toy: dict[str, dict]) -> None:
+    """The longest prompt (in the toy tokenizer's tokens, BOS included) plus the tokens generated
+    after it must fit the model's positions; else a sample or training job fails or truncates."""
+    longest = prompt_lengths(config)
     eval_prompt = longest("eval", config["eval_sets"])
     needs = [(key, n, "eval", eval_prompt) for key, n in max_new_tokens_keys(config["sampling"]).items()]
     for part in ("intervention", "single_token"):  # analyses that generate with their own budget
