@@ -52,13 +52,19 @@ def shape_of(spec: dict) -> ModelShape | None:
 
 
 def prompt_tokens(config: dict) -> int:
-    """The longest prompt a job may see: the toy world's own, measured (its checkpoints read its tokenizer), else
-    budget.max_prompt_tokens of a filled-in config (config/defaults.py BUDGET_DEFAULTS), stated for real data."""
+    """budget.max_prompt_tokens of a filled-in config (config/defaults.py BUDGET_DEFAULTS): the memory plans'
+    and the budget's prompt length, an upper bound stated for real data."""
+    return config["budget"]["max_prompt_tokens"]
+
+
+def context_prompt_tokens(config: dict) -> int:
+    """The longest prompt a job may see, for the context check: on the toy world its own, measured (its
+    checkpoints read its tokenizer), else budget.max_prompt_tokens. Needs the whole config (the world)."""
     if config["world"]["kind"] == "toy":
         from rlvr_support.data.toyworld.limits import longest_prompt
 
         return longest_prompt(config)
-    return config["budget"]["max_prompt_tokens"]
+    return prompt_tokens(config)
 
 
 def positions(spec: dict, shape: ModelShape) -> int:
@@ -203,7 +209,7 @@ def memory_plans(config: dict) -> tuple[list[MemoryPlan], list[str]]:
 def context_problems(config: dict) -> list[str]:
     """Every model (and external checkpoint) whose positions cannot hold a prompt and its longest generation."""
     problems = []
-    prompt = prompt_tokens(config)
+    prompt = context_prompt_tokens(config)
     prompt_source = "" if config["world"]["kind"] == "toy" else " (or budget.max_prompt_tokens)"
     lengths = [("sampling.max_new_tokens (or a benchmark's)", max_new_tokens(config))]
     if config["chains"]:
