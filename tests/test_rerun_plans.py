@@ -326,4 +326,3 @@ def test_changing_the_numerics_reruns_the_model_jobs_and_what_reads_them(smoke_r
     assert "results/checkpoints/base/manifest.json" in changed and "results/checkpoints/base/metrics.json" in changed
     for folder in ("results/samples/", "results/analysis/js/", "results/analysis/perplexity/"):
         assert any(p.startswith(folder) for p in changed), (folder, sorted(changed))
-

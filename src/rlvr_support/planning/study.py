@@ -57,14 +57,15 @@ def prompt_tokens(config: dict) -> int:
     return config["budget"]["max_prompt_tokens"]
 
 
-def context_prompt_tokens(config: dict) -> int:
-    """The longest prompt a job may see, for the context check: on the toy world its own, measured (its
-    checkpoints read its tokenizer), else budget.max_prompt_tokens. Needs the whole config (the world)."""
+def context_prompt_tokens(config: dict) -> tuple[int, str]:
+    """The longest prompt a job may see, for the context check, and the key that sets it ("" when none does): on
+    the toy world its own, measured (its checkpoints read its tokenizer), else budget.max_prompt_tokens. Needs
+    the whole config (the world)."""
     if config["world"]["kind"] == "toy":
         from rlvr_support.data.toyworld.limits import longest_prompt
 
-        return longest_prompt(config)
-    return prompt_tokens(config)
+        return longest_prompt(config), ""
+    return prompt_tokens(config), "budget.max_prompt_tokens"
 
 
 def positions(spec: dict, shape: ModelShape) -> int:
@@ -209,8 +210,8 @@ def memory_plans(config: dict) -> tuple[list[MemoryPlan], list[str]]:
 def context_problems(config: dict) -> list[str]:
     """Every model (and external checkpoint) whose positions cannot hold a prompt and its longest generation."""
     problems = []
-    prompt = context_prompt_tokens(config)
-    prompt_source = "" if config["world"]["kind"] == "toy" else " (or budget.max_prompt_tokens)"
+    prompt, prompt_key = context_prompt_tokens(config)
+    prompt_source = f" (or {prompt_key})" if prompt_key else ""
     lengths = [("sampling.max_new_tokens (or a benchmark's)", max_new_tokens(config))]
     if config["chains"]:
         lengths.append(("rl.max_completion_tokens", config["rl"]["max_completion_tokens"]))

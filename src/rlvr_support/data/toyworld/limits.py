@@ -44,15 +44,17 @@ def _check_eval_problems(world: dict) -> None:
 
 
 def prompt_lengths(config: dict):
-    """longest(split, tasks): the longest prompt of those tasks' split, in the toy tokenizer's tokens (BOS included)."""
+    """longest(split, tasks=None): the longest prompt of those tasks' split (None: every task of the world),
+    in the toy tokenizer's tokens (BOS included). The world is built once, however often it is asked."""
     try:
         sets = build_prompt_sets(config["world"])
     except ValueError as e:  # counts within the space that the draws (train before joint eval) still exhaust
         raise ConfigError(f"world.math.eval / world.math.train / world.joint.eval / world.joint.train: {e}") from None
     tok = build_word_tokenizer()
 
-    def longest(split: str, tasks) -> int:
-        prompts = [r["prompt"] for t in tasks for r in sets.get(t, []) if r["split"] == split]
+    def longest(split: str, tasks=None) -> int:
+        prompts = [r["prompt"] for t in (sets if tasks is None else tasks) for r in sets.get(t, [])
+                   if r["split"] == split]
         return max((len(e.ids) for e in tok.encode_batch(prompts)), default=0)
 
     return longest
@@ -61,8 +63,7 @@ def prompt_lengths(config: dict):
 def longest_prompt(config: dict) -> int:
     """The toy world's longest prompt of any split and task, in the toy tokenizer's tokens."""
     longest = prompt_lengths(config)
-    tasks = sorted(build_prompt_sets(config["world"]))
-    return max(longest(split, tasks) for split in ("train", "eval"))
+    return max(longest(split) for split in ("train", "eval"))
 
 
 def _check_prompt_lengths(config: dict, toy: dict[str, dict]) -> None:
