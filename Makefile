@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 CORES ?= 2
 STAMP := $(VENV)/.installed
 
-.PHONY: setup setup-vllm test-vllm run run-seeds run-world2 cross-world results-doc test test-fast report dry-run-slurm gpu-check gpu-pilot bench clean
+.PHONY: setup setup-vllm test-vllm run run-seeds run-world1 run-world2 cross-world results-doc test test-fast report dry-run-slurm gpu-check gpu-pilot bench clean
 
 $(STAMP): requirements.txt requirements-test.txt pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -41,11 +41,16 @@ run: setup  ## the whole toy study on config.yaml
 run-seeds: setup  ## the whole toy study: the trained remedies too, three RL seeds (configs/toy-seeds.yaml)
 	source $(BIN)/activate && snakemake --cores $(CORES) --configfile config.yaml configs/toy-seeds.yaml -- all
 
-run-world2: setup  ## the five chains at three RL seeds in a second toy world (configs/toy-world2.yaml), in world2/ (about 55 minutes)
-	source $(BIN)/activate && snakemake --cores $(CORES) --directory world2 --configfile config.yaml configs/toy-world2.yaml -- all
+run-world1: setup  ## the five chains at three RL seeds (configs/toy-cross-world.yaml) in the default world, in world1/ (about an hour)
+	source $(BIN)/activate && snakemake --cores $(CORES) --directory world1 --configfile config.yaml \
+		configs/toy-cross-world.yaml -- all
 
-cross-world: setup  ## which claim verdicts of run-seeds hold in the second world too: results/tables/cross_world.md
-	source $(BIN)/activate && python -m rlvr_support cross-world --claims world1=results/tables/claims.csv \
+run-world2: setup  ## the same study in a second toy world (configs/toy-world2.yaml), in world2/ (about an hour)
+	source $(BIN)/activate && snakemake --cores $(CORES) --directory world2 --configfile config.yaml \
+		configs/toy-cross-world.yaml configs/toy-world2.yaml -- all
+
+cross-world: setup  ## which claim verdicts of run-world1 hold in run-world2 too: results/tables/cross_world.md
+	source $(BIN)/activate && python -m rlvr_support cross-world --claims world1=world1/results/tables/claims.csv \
 		world2=world2/results/tables/claims.csv --out results/tables/cross_world.csv
 
 results-doc: setup  ## docs/results.md from the finished run-seeds (and cross-world) tables
@@ -82,4 +87,4 @@ gpu-pilot: setup  ## the GPU pilot on this node's first GPU (CPU-only: add PILOT
 		--out results/pilot/pilot.json $(PILOT_ARGS)
 
 clean:
-	rm -rf results world2 .snakemake report.html
+	rm -rf results world1 world2 .snakemake report.html

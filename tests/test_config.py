@@ -18,7 +18,8 @@ DEFAULT = yaml.safe_load((REPO / "config.yaml").read_text())
 # an overlay is checked on the configs it is written for, in order
 OVERLAYS = {"toy-seeds.yaml": (REPO / "config.yaml",),
             "toy-teachers.yaml": (REPO / "config.yaml",),
-            "toy-world2.yaml": (REPO / "config.yaml",),
+            "toy-cross-world.yaml": (REPO / "config.yaml",),
+            "toy-world2.yaml": (REPO / "config.yaml", REPO / "configs" / "toy-cross-world.yaml"),
             "paper-teachers.yaml": (REPO / "configs" / "paper.yaml",)}
 
 
@@ -41,18 +42,25 @@ def test_an_overlay_changes_only_what_it_names():
         k: v for k, v in default.items() if k not in ("rl", "chains")}
 
 
-def test_the_second_world_changes_the_world_seed_and_the_rl_seeds_only():
-    world2 = load_config(REPO / "config.yaml", REPO / "configs" / "toy-world2.yaml")
+def test_the_cross_world_study_is_the_five_chains_at_three_seeds_cut_where_no_claim_reads():
+    study = load_config(REPO / "config.yaml", REPO / "configs" / "toy-cross-world.yaml")
     default = load_config(REPO / "config.yaml")
-    assert world2["world"]["seed"] != default["world"]["seed"] and world2["rl"]["seeds"] == [0, 1, 2]
-    assert {**world2["world"], "seed": 0} == {**default["world"], "seed": 0}
-    assert {**world2["rl"], "seeds": [0]} == default["rl"] and world2["chains"] == default["chains"]
+    assert study["rl"]["seeds"] == [0, 1, 2] and {**study["rl"], "seeds": [0]} == default["rl"]
+    assert study["chains"] == default["chains"] and study["world"] == default["world"]
     # cut to fit the hour: what no claim reads (the routing prior at sampling time, large k beyond the base)
-    assert world2["sampling"]["routing"]["chains"] == [] and world2["analysis"]["large_k"]["checkpoints"] == ["base"]
-    assert {**world2["sampling"], "routing": None} == {**default["sampling"], "routing": None}
-    assert {**world2["analysis"], "large_k": None} == {**default["analysis"], "large_k": None}
-    assert {k: v for k, v in world2.items() if k not in ("rl", "world", "sampling", "analysis")} == {
-        k: v for k, v in default.items() if k not in ("rl", "world", "sampling", "analysis")}
+    assert study["sampling"]["routing"]["chains"] == [] and study["analysis"]["large_k"]["checkpoints"] == ["base"]
+    assert {**study["sampling"], "routing": None} == {**default["sampling"], "routing": None}
+    assert {**study["analysis"], "large_k": None} == {**default["analysis"], "large_k": None}
+    assert {k: v for k, v in study.items() if k not in ("rl", "sampling", "analysis")} == {
+        k: v for k, v in default.items() if k not in ("rl", "sampling", "analysis")}
+
+
+def test_the_second_world_changes_the_world_seed_only():
+    study = load_config(REPO / "config.yaml", REPO / "configs" / "toy-cross-world.yaml")
+    world2 = load_config(REPO / "config.yaml", REPO / "configs" / "toy-cross-world.yaml",
+                         REPO / "configs" / "toy-world2.yaml")
+    assert world2["world"]["seed"] != study["world"]["seed"]
+    assert {**world2, "world": {**world2["world"], "seed": 0}} == {**study, "world": {**study["world"], "seed": 0}}
 
 
 @pytest.mark.parametrize("mutate, message", [

@@ -1,5 +1,5 @@
 """Which claim verdicts hold in both toy worlds (analysis/cross_world.py, `cross-world`), on hand-built
-claims tables, and the second world's overlay (configs/toy-world2.yaml) planned by a dry run."""
+claims tables, and the second world's overlay (configs/toy-cross-world.yaml + toy-world2.yaml) planned by a dry run."""
 
 from __future__ import annotations
 
@@ -81,7 +81,8 @@ def test_the_verb_writes_csv_markdown_and_a_sidecar(tmp_path, monkeypatch):
 def test_the_second_world_plans_the_five_chains_at_three_seeds_in_a_new_world(tmp_path):
     bindir = Path(sys.executable).parent
     p = subprocess.run([str(bindir / "snakemake"), "-s", str(REPO / "Snakefile"), "--directory", str(tmp_path),
-                        "--configfile", str(REPO / "config.yaml"), str(REPO / "configs/toy-world2.yaml"),
+                        "--configfile", str(REPO / "config.yaml"), str(REPO / "configs/toy-cross-world.yaml"),
+                        str(REPO / "configs/toy-world2.yaml"),
                         "--cores", "2", "-n", "-p", "--", "all"], capture_output=True, text=True, timeout=600)
     assert p.returncode == 0, p.stderr[-3000:]
     out = p.stdout
