@@ -86,3 +86,27 @@ def test_copy_inputs_copies_exactly_what_the_page_reads(tmp_path):
     assert {p.relative_to(tmp_path) for p in copied} == {p.relative_to(STORED.parent)
                                                         for p in STORED.parent.rglob("*") if p.is_file()}
     assert results_page.generated(tmp_path / "results") == results_page.generated(STORED)
+
+
+def test_a_cross_world_table_is_published_with_the_tables_it_was_made_from(tmp_path, monkeypatch):
+    from test_cross_world import WORLD1, WORLD2
+
+    tree = _copy(tmp_path)
+    tables = tree / "tables"
+    (tables / "cross_world.md").unlink(missing_ok=True)
+    (tables / "cross_world.md.prov.json").unlink(missing_ok=True)
+    monkeypatch.chdir(tree.parent)
+    WORLD1.to_csv("w1.csv", index=False)
+    WORLD2.to_csv("w2.csv", index=False)
+    # by hand, outside Snakemake: not under the study's pinned numerics, and not one of this tree's jobs
+    monkeypatch.delenv("RLVR_NUMERICS", raising=False)
+    assert main(["cross-world", "--claims", "world1=w1.csv", "world2=w2.csv",
+                 "--out", "results/tables/cross_world.csv"]) == 0
+    page = results_page.generated(tree)
+    assert "### Which verdicts hold in both toy worlds" in page and "| A | math | math | math | + |" in page
+    assert "verb `cross-world` from `w1.csv` (sha256" in page and "`w2.csv`" in page
+    # still held to its own sidecar
+    md = tables / "cross_world.md"
+    md.write_text(md.read_text().replace("agree in all", "disagree in all", 1))
+    with pytest.raises(ValueError, match="cross_world.md: edited"):
+        results_page.generated(tree)

@@ -1,0 +1,65 @@
+"""Two results trees compared by the sha256 their sidecars record (lineage/compare_trees.py, `compare`),
+on copies of the stored three-seed tree (tests/data/results-doc/) with one recorded hash changed."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from conftest import REPO
+from rlvr_support.cli.main import main
+from rlvr_support.lineage.compare_trees import compare_trees, recorded_hashes
+
+STORED = REPO / "tests" / "data" / "results-doc" / "results"
+WEIGHTS = "results/checkpoints/math/seed0/model/model.safetensors"
+
+
+def _copy(tmp_path, name):
+    dest = tmp_path / name / "results"
+    shutil.copytree(STORED, dest)
+    return dest
+
+
+def _set_hash(tree, path, sha):
+    sidecar = tree / "checkpoints" / "math" / "seed0" / "manifest.json.prov.json"
+    rec = json.loads(sidecar.read_text())
+    for a in rec["outputs"][0]["artifacts"]:
+        if a["path"] == path:
+            a["sha256"] = sha
+    sidecar.write_text(json.dumps(rec))
+
+
+def test_a_copy_is_the_same_and_every_checkpoints_weights_are_compared(tmp_path):
+    c = compare_trees(STORED, _copy(tmp_path, "b"))
+    assert not c.differ and not c.only_a and not c.only_b
+    assert WEIGHTS in c.same and "results/tables/claims.md" in c.same
+    # base + 5 chains x 3 seeds + 5 remedies x 3 seeds, each with its weights
+    assert sum(p.endswith("model.safetensors") and "/step" not in p for p in c.same) == 31
+
+
+def test_other_weights_are_named_and_exit_1(tmp_path, capsys):
+    b = _copy(tmp_path, "b")
+    _set_hash(b, WEIGHTS, "0" * 64)
+    c = compare_trees(STORED, b)
+    assert c.differ == [WEIGHTS]
+    assert main(["compare", str(STORED), str(b)]) == 1
+    out = capsys.readouterr().out
+    assert f"differs: {WEIGHTS}" in out and "1 differ" in out
+
+
+def test_files_of_one_tree_only_are_counted_not_compared(tmp_path):
+    b = _copy(tmp_path, "b")
+    shutil.rmtree(b / "checkpoints" / "math-if~kl")
+    c = compare_trees(STORED, b)
+    assert not c.differ and c.only_a and all("math-if~kl" in p for p in c.only_a) and not c.only_b
+    assert main(["compare", str(STORED), str(b)]) == 0
+
+
+def test_trees_that_share_nothing_or_do_not_exist_are_errors(tmp_path, capsys):
+    (tmp_path / "empty").mkdir()
+    assert main(["compare", str(STORED), str(tmp_path / "empty")]) == 1
+    assert "share no file" in capsys.readouterr().err
+    with pytest.raises(FileNotFoundError, match="no such results tree"):
+        recorded_hashes(tmp_path / "nowhere")
