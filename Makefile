@@ -41,16 +41,18 @@ run: setup  ## the whole toy study on config.yaml
 run-seeds: setup  ## the whole toy study: the trained remedies too, three RL seeds (configs/toy-seeds.yaml)
 	source $(BIN)/activate && snakemake --cores $(CORES) --configfile config.yaml configs/toy-seeds.yaml -- all
 
-run-world1: setup  ## the five chains at three RL seeds (configs/toy-cross-world.yaml) in the default world, in world1/ (about an hour)
+run-world1: setup  ## the five chains at three RL seeds (configs/toy-cross-world.yaml) in the default world, in world1/: run-seeds without the remedies (about an hour)
 	source $(BIN)/activate && snakemake --cores $(CORES) --directory world1 --configfile config.yaml \
 		configs/toy-cross-world.yaml -- all
 
-run-world2: setup  ## the same study in a second toy world (configs/toy-world2.yaml), in world2/ (about an hour)
+run-world2: setup  ## the same five chains at three RL seeds in a second toy world (configs/toy-world2.yaml), in world2/ (about an hour)
 	source $(BIN)/activate && snakemake --cores $(CORES) --directory world2 --configfile config.yaml \
 		configs/toy-cross-world.yaml configs/toy-world2.yaml -- all
 
-cross-world: setup  ## which claim verdicts of run-world1 hold in run-world2 too: results/tables/cross_world.md
-	source $(BIN)/activate && python -m rlvr_support cross-world --claims world1=world1/results/tables/claims.csv \
+# the first world's claims: run-seeds' (results/), or run-world1's with WORLD1=world1/results (the same rows)
+WORLD1 ?= results
+cross-world: setup  ## which claim verdicts of the first world (run-seeds, or WORLD1=world1/results) hold in run-world2: results/tables/cross_world.md
+	source $(BIN)/activate && python -m rlvr_support cross-world --claims world1=$(WORLD1)/tables/claims.csv \
 		world2=world2/results/tables/claims.csv --out results/tables/cross_world.csv
 
 results-doc: setup  ## docs/results.md from the finished run-seeds (and cross-world) tables
