@@ -42,12 +42,10 @@ run-seeds: setup  ## the whole toy study: the trained remedies too, three RL see
 	source $(BIN)/activate && snakemake --cores $(CORES) --configfile config.yaml configs/toy-seeds.yaml -- all
 
 run-world1: setup  ## the five chains at three RL seeds (configs/toy-cross-world.yaml) in the default world, in world1/: run-seeds without the remedies (about an hour)
-	source $(BIN)/activate && snakemake --cores $(CORES) --directory world1 --configfile config.yaml \
-		configs/toy-cross-world.yaml -- all
+	source $(BIN)/activate && snakemake --cores $(CORES) --directory world1 --configfile config.yaml configs/toy-cross-world.yaml -- all
 
 run-world2: setup  ## the same five chains at three RL seeds in a second toy world (configs/toy-world2.yaml), in world2/ (about an hour)
-	source $(BIN)/activate && snakemake --cores $(CORES) --directory world2 --configfile config.yaml \
-		configs/toy-cross-world.yaml configs/toy-world2.yaml -- all
+	source $(BIN)/activate && snakemake --cores $(CORES) --directory world2 --configfile config.yaml configs/toy-cross-world.yaml configs/toy-world2.yaml -- all
 
 # the first world's claims: run-seeds' (results/), or run-world1's with WORLD1=world1/results (the same rows)
 WORLD1 ?= results
@@ -55,8 +53,8 @@ cross-world: setup  ## which claim verdicts of the first world (run-seeds, or WO
 	source $(BIN)/activate && python -m rlvr_support cross-world --claims world1=$(WORLD1)/tables/claims.csv \
 		world2=world2/results/tables/claims.csv --out results/tables/cross_world.csv
 
-results-doc: setup  ## docs/results.md from the finished run-seeds (and cross-world) tables
-	source $(BIN)/activate && python -m rlvr_support results-doc results --out docs/results.md
+results-doc: setup  ## docs/results.md and the README's verdict counts from the finished run-seeds (and cross-world) tables
+	source $(BIN)/activate && python -m rlvr_support results-doc results --out docs/results.md --summary README.md
 
 test: setup  ## the whole test suite, as CI runs it (unit tests, the smoke DAG end to end, vLLM, SmolLM2)
 	source $(BIN)/activate && python -m pytest -q --durations=15

@@ -19,10 +19,12 @@ from rlvr_support.lineage import results_page
 
 STORED = REPO / "tests" / "data" / "results-doc" / "results"
 PAGE = REPO / "docs" / "results.md"
+README = REPO / "README.md"
 
 
 def test_the_page_is_what_the_stored_tables_give(capsys):
-    assert main(["results-doc", str(STORED), "--out", str(PAGE), "--check"]) == 0, capsys.readouterr().err
+    assert main(["results-doc", str(STORED), "--out", str(PAGE), "--summary", str(README), "--check"]) == 0, \
+        capsys.readouterr().err
     page = PAGE.read_text()
     claims = (STORED / "tables" / "claims.md").read_text()
     assert claims in page and (STORED / "tables" / "seed_stability.md").read_text() in page
@@ -110,3 +112,19 @@ def test_a_cross_world_table_is_published_with_the_tables_it_was_made_from(tmp_p
     md.write_text(md.read_text().replace("agree in all", "disagree in all", 1))
     with pytest.raises(ValueError, match="cross_world.md: edited"):
         results_page.generated(tree)
+
+
+def test_the_readmes_verdict_counts_are_the_stored_tables_and_an_edited_count_fails(tmp_path, capsys):
+    block = results_page.summary(STORED)
+    assert block in README.read_text()
+    verdicts = [line.split("|")[8].strip() for line in (STORED / "tables" / "claims.md").read_text().splitlines()[2:]]
+    row = next(line for line in block.splitlines() if line.startswith("| this study"))
+    assert row.split("|")[2].strip() == str(verdicts.count("agree"))
+    readme = tmp_path / "README.md"
+    readme.write_text(README.read_text().replace(row, row.replace(f"| {verdicts.count('agree')} |", "| 99 |", 1)))
+    assert main(["results-doc", str(STORED), "--out", str(PAGE), "--summary", str(readme), "--check"]) == 1
+    assert "README.md is not what" in capsys.readouterr().err
+    assert main(["results-doc", str(STORED), "--out", str(tmp_path / "page.md"), "--summary", str(readme)]) == 0
+    assert block in readme.read_text()
+    readme.write_text("# no markers\n")
+    assert main(["results-doc", str(STORED), "--out", str(tmp_path / "page.md"), "--summary", str(readme)]) == 1
