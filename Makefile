@@ -73,10 +73,12 @@ dry-run-slurm: setup  ## plan the study under the SLURM profile
 	source $(BIN)/activate && snakemake --profile slurm all -n
 
 gpu-check: setup  ## pretraining, GRPO and sampling on GPU vs CPU, throughput ratios (GPU node; CPU-only: reports no GPU)
-	scripts/gpu_check.sh --out results/gpu_check.json
+	scripts/gpu_check.sh --out measurements/gpu_check.json
 
 # The GPU pilot (planning/pilot.py): a few GRPO steps and one sample shard of PILOT_MODEL's architecture with random
-# weights (no hub), with the study's rl and sampling keys; `budget --measured results/pilot/pilot.json` reads it.
+# weights (no hub), with the study's rl and sampling keys; `budget --measured measurements/pilot/pilot.json`
+# reads it. Both write under measurements/, outside results/: no rule makes them, so they are not part of a study's
+# provenance tree (the audit of results/ would call them unexplained files).
 # One GPU: `make gpu-pilot`; a node of 8 for an 8B model under ZeRO-3:
 #   accelerate launch --config_file configs/accelerate/zero3.yaml --num_processes 8 -m rlvr_support pilot \
 #       --model Qwen/Qwen3-8B-Base --configfile configs/paper.yaml
@@ -84,7 +86,7 @@ PILOT_MODEL ?= Qwen/Qwen2.5-1.5B
 PILOT_CONFIG ?= configs/paper.yaml
 gpu-pilot: setup  ## the GPU pilot on this node's first GPU (CPU-only: add PILOT_ARGS=--quick)
 	source $(BIN)/activate && python -m rlvr_support pilot --model $(PILOT_MODEL) --configfile $(PILOT_CONFIG) \
-		--out results/pilot/pilot.json $(PILOT_ARGS)
+		--workdir measurements/pilot/work --out measurements/pilot/pilot.json $(PILOT_ARGS)
 
 clean:
 	rm -rf results world1 world2 .snakemake report.html

@@ -119,6 +119,17 @@ def test_a_finished_run_plans_nothing(smoke_run):
 
 
 @pytest.mark.slow
+def test_writing_every_default_out_plans_nothing(smoke_run, tmp_path):
+    """Every schema default the smoke config leaves out, written out at once (tests/test_default_keys.py checks each
+    alone against the filled config): the same params, so no job."""
+    from test_default_keys import RAW, all_defaults_written
+
+    written = tmp_path / "defaults.yaml"
+    written.write_text(yaml.safe_dump(all_defaults_written(RAW), sort_keys=False))
+    assert plan(smoke_run, written) == []
+
+
+@pytest.mark.slow
 def test_adding_an_rl_seed_plans_only_the_new_seed_and_the_tables(smoke_run, tmp_path):
     jobs = plan(smoke_run, edited_config(tmp_path, lambda c: c["rl"].update(seeds=[0, 1])))
     per_checkpoint = [j for j in jobs if j["rule"] in TRAINING | SAMPLING | SCORING | MODEL_ANALYSES]

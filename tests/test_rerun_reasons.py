@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 import yaml
 
@@ -23,11 +25,27 @@ def test_a_changed_code_map_names_the_files():
 def test_params_are_named_by_pairing_the_recorded_values_with_todays():
     now = {"cfg": repr('{"bootstrap":50}'), "code": repr({**OLD, "scoring/score.py": "f" * 16}), "n": repr(3)}
     recorded = [repr('{"bootstrap":100}'), repr(OLD), repr(3)]
-    assert param_changes(now, recorded) == ["code: scoring/score.py changed",
-                                            "params: cfg changed: '{\"bootstrap\":100}' -> '{\"bootstrap\":50}'"]
+    assert param_changes(now, recorded) == ["code: scoring/score.py changed", "params: cfg: bootstrap: 100 -> 50"]
     assert param_changes(now, list(now.values())) == []
     # a run recorded before per-file code params: one digest, which cannot name files
     assert param_changes({"code": repr(OLD)}, [repr("0123456789abcdef")])[0].startswith("code: recorded as one digest")
+
+
+def test_a_long_param_names_the_keys_that_changed_not_a_cut_string():
+    """A key deep in a long config param (the whole `rl` section: hundreds of characters) is named with both values,
+    where a cut string would end before it."""
+    rl = {"beta": 0.0, "group_size": 4, "lr": 1e-4, "monitor": {"every": 1, "n": 2}, **{f"k{i}": i for i in range(40)}}
+    changed = {**rl, "monitor": {"every": 1, "n": 4}, "zz_rollout_backend": "auto"}
+    now = {"cfg": repr(json.dumps(changed)), "task": repr("math")}
+    assert len(json.dumps(rl)) > 300
+    assert param_changes(now, [repr(json.dumps(rl)), repr("math")]) == [
+        "params: cfg: monitor.n: 2 -> 4", 'params: cfg: zz_rollout_backend: (absent) -> "auto"']
+    # two params changed at once: each mapping is paired with the old one that shares its keys
+    now = {"cfg": repr(json.dumps(changed)), "sampling": repr(json.dumps({"n": 8, "seed": 0}))}
+    recorded = [repr(json.dumps({"n": 4, "seed": 0})), repr(json.dumps(rl))]
+    assert sorted(param_changes(now, recorded)) == [
+        "params: cfg: monitor.n: 2 -> 4", 'params: cfg: zz_rollout_backend: (absent) -> "auto"',
+        "params: sampling: n: 4 -> 8"]
 
 
 @pytest.mark.snakemake

@@ -13,6 +13,7 @@ import copy
 
 from rlvr_support.config.checkpoints import base_checkpoints, starting_models, trajectory_cfg
 from rlvr_support.config.numerics import with_numerics_defaults
+from rlvr_support.config.schema import config_schema, resolve
 
 ANALYSIS_DEFAULTS = {
     "support_delta": 0.05,
@@ -117,10 +118,12 @@ SCORING_DEFAULTS = {"math_extraction": "strict"}
 NO_TRAINING_RL = {"seeds": [], "steps": 0}
 
 
-def fill_defaults(config: dict) -> dict:
+def fill_defaults(config: dict, schema: dict | None = None) -> dict:
     """A copy of a validated config with the analysis and scoring keys and every variant's remedy parameters filled
     in, `role: base` checkpoints added to `models` (each is a starting model), the trajectory's and the numerics'
-    defaults (pinned unless a job asks for GPUs: config/numerics.py)."""
+    defaults (pinned unless a job asks for GPUs: config/numerics.py), then every other `default` of the schema
+    (`with_schema_defaults`), so that a config which writes a default out is the same config as one that leaves it
+    out, and plans the same jobs with the same params."""
     out = copy.deepcopy(config)
     if base_checkpoints(config):
         out["models"] = starting_models(config)
@@ -137,7 +140,38 @@ def fill_defaults(config: dict) -> dict:
         for name, spec in config.get("variants", {}).items()}
     out["trajectory"] = trajectory_cfg(out)
     out["numerics"] = with_numerics_defaults(config.get("numerics"), uses_gpus(config))
+    return with_schema_defaults(out, schema if schema is not None else config_schema())
+
+
+def with_schema_defaults(config: dict, schema: dict) -> dict:
+    """`config` with the schema's `default` of every property it leaves out, in every mapping that exists.
+
+    Only properties are filled, never a missing mapping created (unless the schema gives the mapping itself a
+    `default`, e.g. `{}`): the presence of some mappings means something (a variant's `kl:` turns the remedy
+    on). Runs after the special cases above (eval sets cut to the study's, remedy defaults), which it then
+    leaves as they are. `$ref`s are followed; `if`/`then` branches are not (they only require keys)."""
+    out = copy.deepcopy(config)
+    _fill(out, schema, schema)
     return out
+
+
+def _fill(instance, node: dict, root: dict) -> None:
+    node = resolve(node, root.get("$defs", {}))[0]
+    if isinstance(instance, dict):
+        for key, sub in node.get("properties", {}).items():
+            sub = resolve(sub, root.get("$defs", {}))[0]
+            if key not in instance and isinstance(sub, dict) and "default" in sub:
+                instance[key] = copy.deepcopy(sub["default"])
+            if key in instance and isinstance(sub, dict):
+                _fill(instance[key], sub, root)
+        extra = node.get("additionalProperties")
+        if isinstance(extra, dict):
+            for key, value in instance.items():
+                if key not in node.get("properties", {}):
+                    _fill(value, extra, root)
+    elif isinstance(instance, list) and isinstance(node.get("items"), dict):
+        for item in instance:
+            _fill(item, node["items"], root)
 
 
 def uses_gpus(config: dict) -> bool:

@@ -19,8 +19,8 @@ from rlvr_support.config.revisions import unpinned_revisions
 from rlvr_support.config.checkpoints import (base_checkpoints, base_names, check_checkpoint_path,
                                              external_checkpoints, name_problem, remote_code_problem, trajectory_cfg)
 from rlvr_support.config.defaults import ANALYSIS_DEFAULTS, vllm_rollout_cfg
+from rlvr_support.config.schema import SCHEMA, config_schema
 
-SCHEMA = Path(__file__).resolve().parents[3] / "workflow" / "schemas" / "config.schema.yaml"
 
 
 class ConfigError(ValueError):
@@ -32,7 +32,7 @@ def _path(error: jsonschema.ValidationError) -> str:
 
 
 def validate_config(config: dict, schema_path: str | Path = SCHEMA) -> dict:
-    schema = yaml.safe_load(Path(schema_path).read_text())
+    schema = config_schema(schema_path)
     validator = jsonschema.Draft202012Validator(schema)
     errors = sorted(validator.iter_errors(config), key=lambda e: (list(e.absolute_path), e.message))
     if errors:

@@ -19,6 +19,7 @@ as `--list-changes` does; tests/test_rerun_reasons.py fails when they move.
 from __future__ import annotations
 
 import ast
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -74,6 +75,39 @@ def _short(value: str, width: int = 160) -> str:
     return value if len(value) <= width else value[:width] + f"... ({len(value)} characters)"
 
 
+def _as_mapping(serialised: str) -> dict | None:
+    """A recorded param value read back as a mapping: Snakemake stores repr() of the value, and the config
+    params are compact JSON strings (common.smk compact_json)."""
+    try:
+        value = ast.literal_eval(serialised)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return None
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return None
+    return value if isinstance(value, dict) else None
+
+
+_ABSENT = object()
+
+
+def key_changes(before: dict, now: dict, prefix: str = "") -> list[str]:
+    """`key: old -> new` for every leaf of two mappings that differs (a key only on one side: `(absent)`),
+    so a change deep in a long param is named instead of cut off."""
+    out = []
+    for key in sorted(set(before) | set(now), key=str):
+        old, new = before.get(key, _ABSENT), now.get(key, _ABSENT)
+        path = f"{prefix}{key}"
+        if isinstance(old, dict) and isinstance(new, dict):
+            out += key_changes(old, new, path + ".")
+        elif old != new:
+            show = ["(absent)" if v is _ABSENT else _short(json.dumps(v, sort_keys=True), 80) for v in (old, new)]
+            out.append(f"{path}: {show[0]} -> {show[1]}")
+    return out
+
+
 def param_changes(named_now: dict[str, str], recorded: list[str]) -> list[str]:
     """Lines naming the params whose value differs from the recorded ones.
 
@@ -97,9 +131,23 @@ def param_changes(named_now: dict[str, str], recorded: list[str]) -> list[str]:
             before = [v for v in before if v not in old_digests[:1]]
     if len(changed) == 1 and len(before) == 1:  # one param changed: the one old value is its own
         (name, now), = changed.items()
-        out.append(f"params: {name} changed: {_short(before[0])} -> {_short(now)}")
+        old_map, now_map = _as_mapping(before[0]), _as_mapping(now)
+        if old_map is not None and now_map is not None:
+            out += [f"params: {name}: {line}" for line in key_changes(old_map, now_map)]
+        else:
+            out.append(f"params: {name} changed: {_short(before[0])} -> {_short(now)}")
     else:
-        out += [f"params: {name} changed, now {_short(v)}" for name, v in changed.items()]
+        for name, v in changed.items():
+            # the recorded values carry no names: pair a mapping with the old mapping that shares most keys
+            now_map = _as_mapping(v)
+            olds = [(b, m) for b in before if (m := _as_mapping(b)) is not None]
+            if now_map is not None and olds:
+                b, old_map = max(olds, key=lambda bm: len(set(bm[1]) & set(now_map)) / len(set(bm[1]) | set(now_map)))
+                if set(old_map) & set(now_map):
+                    before.remove(b)
+                    out += [f"params: {name}: {line}" for line in key_changes(old_map, now_map)]
+                    continue
+            out.append(f"params: {name} changed, now {_short(v)}")
         out += [f"params: a value no param has any more: {_short(v)}" for v in before]
     return out
 
