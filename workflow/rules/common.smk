@@ -17,6 +17,7 @@ if str(Path(workflow.basedir) / "src") not in os.environ.get("PYTHONPATH", "").s
     )
 
 from rlvr_support.analysis.budget import budget_config
+from rlvr_support.cli.failed_jobs import failed_job_logs
 from rlvr_support.config.benchmarks import eval_benchmarks
 from rlvr_support.config.chains import CHAIN_RE, TASKS, distill_teacher, parent_chain, parse_chain, stage_task
 from rlvr_support.config.checkpoints import (
@@ -30,12 +31,13 @@ from rlvr_support.config.checkpoints import (
 from rlvr_support.config.defaults import VARIANT_META, fill_defaults, gradient_checkpointing
 from rlvr_support.config.numerics import ENV_VAR as NUMERICS_ENV
 from rlvr_support.config.revisions import revision_warning
-from rlvr_support.config.validate import check_duplicate_keys, validate_config
+from rlvr_support.config.validate import ConfigError, check_duplicate_keys, validate_config
 from rlvr_support.data.toyworld.limits import check_toy_world
 from rlvr_support.data.verifiers import task_verifiers, verifiers_arg
 from rlvr_support.lineage.codehash import code_manifest
 from rlvr_support.lineage.job_code import job_code
 from rlvr_support.lineage.provenance import CONFIGFILES_ENV, configfiles_record
+from rlvr_support.lineage.study_tree import record_study, study_conflict
 from rlvr_support.planning.study import check_study
 from rlvr_support.scoring.verifiers.families import INSTRUCTION_FAMILIES
 
@@ -63,6 +65,15 @@ if workflow.is_main_process:
 os.environ[NUMERICS_ENV] = json.dumps(config["numerics"], sort_keys=True, separators=(",", ":"))
 os.environ[CONFIGFILES_ENV] = json.dumps(configfiles_record(workflow.configfiles, workflow.basedir))
 
+
+
+# A failed job's log ends with the CLI's one-line error: show it on the terminal, where Snakemake itself only says
+# "check log file(s)" (a hub failure in `prefetch` is otherwise explained only in the rule's log).
+onerror:
+    if failed_job_logs(log):
+        print(failed_job_logs(log), file=sys.stderr)
+
+
 # One starting model (`base:`): results/... . Several (`models:`, e.g. the paper's two bases): each
 # is a wildcard, results/{model}/..., over one shared copy of the prompts.
 MODELS = list(config.get("models", {}))
@@ -70,6 +81,16 @@ TOP = "results"
 DATA = f"{TOP}/data"
 RESULTS = f"{TOP}/{{model}}" if MODELS else TOP
 PY = "python -m rlvr_support"
+# One study per working directory (lineage/study_tree.py): refused before any job, recorded when the first starts.
+STUDY_CONFIGFILES = [r["path"] for r in configfiles_record(workflow.configfiles, workflow.basedir)]
+if workflow.is_main_process and study_conflict(TOP, config["study"], STUDY_CONFIGFILES):
+    raise ConfigError(study_conflict(TOP, config["study"], STUDY_CONFIGFILES))
+
+
+onstart:
+    record_study(TOP, config["study"], STUDY_CONFIGFILES)
+
+
 ANALYSIS = config["analysis"]
 EVAL_BENCHMARKS = eval_benchmarks(config)  # {eval set: its benchmarks}
 EXTERNAL = external_checkpoints(config)  # checkpoints trained elsewhere, by name (config/checkpoints.py)
