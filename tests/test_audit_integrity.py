@@ -288,8 +288,8 @@ def test_the_audit_recomputes_every_table_of_the_tree(tree):
     rc, text = _audit(TABLE)
     assert rc == 0, text
     assert "recomputed from its inputs (passk-table rerun" in text and "recomputed from their inputs: 1, all matching" in text, text
-    rc, text = _audit("results")  # table.csv, headline.csv and headline.md: one rerun of their job
-    assert rc == 0 and "tables recomputed from their inputs: 3, all matching" in text, text
+    rc, text = _audit("results")  # table.csv, table.md, headline.csv and headline.md: one rerun of their job
+    assert rc == 0 and "tables recomputed from their inputs: 4, all matching" in text, text
 
 
 def test_a_forged_cell_with_a_fixed_sidecar_fails_the_audit(tree):

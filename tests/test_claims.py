@@ -1,7 +1,10 @@
 import pandas as pd
 import pytest
 
+from conftest import REPO
 from rlvr_support.analysis.claims import COLUMNS, claims_markdown, claims_table
+from rlvr_support.analysis.papers import (INVISIBLE_LEASH, PAPERS, SEPARATOR, SHARPENING_COLLAPSE, SUPPORT_RESHAPING,
+                                          titled)
 from rlvr_support.analysis.runs import parse_files
 from support_helpers import write_scores
 
@@ -42,6 +45,28 @@ def test_pass1_claims_follow_the_data(tmp_path):
     assert claims_markdown(t).count("\n") == len(t) + 2
 
 
+def test_the_paper_column_names_papers_by_their_short_titles(tmp_path):
+    t = _pass1_study(tmp_path).set_index("claim")
+    reshaping, leash, collapse = (PAPERS[i].short for i in (SUPPORT_RESHAPING, INVISIBLE_LEASH, SHARPENING_COLLAPSE))
+    assert t.loc["Math-RLVR raises pass@1 on the trained task", "paper"] == f"{reshaping}{SEPARATOR}{leash}"
+    sharpening = t.loc["Math-RLVR lowers best@kmax on the trained task (sharpening)", "paper"]
+    assert sharpening == f"{leash}{SEPARATOR}{collapse}"
+    assert t.loc["Math-RLVR raises IF pass@1", "paper"] == reshaping
+    shorts = {p.short for p in PAPERS.values()}
+    assert all(set(cell.split(SEPARATOR)) <= shorts for cell in t["paper"])
+    assert f"| {reshaping}{SEPARATOR}{leash} |" in claims_markdown(t.reset_index())
+    # the registry reads old ids (tables written before it) and refuses what it does not know
+    assert titled(f"{SUPPORT_RESHAPING}, {INVISIBLE_LEASH}") == f"{reshaping}{SEPARATOR}{leash}"
+    assert titled(leash) == leash
+    with pytest.raises(ValueError, match="'999'"):
+        titled("003, 999")
+
+
+def test_the_report_caption_of_the_claims_table_gives_every_papers_title():
+    caption = " ".join((REPO / "workflow" / "report" / "claims.rst").read_text().split())
+    assert all(f"*{p.short}* (\"{p.title}\")" in caption for p in PAPERS.values())
+
+
 @pytest.mark.parametrize("seeds,label", [(("seed0",), "1 seed"), (("seed0", "seed1"), "2 seeds")])
 def test_fewer_than_three_seeds_give_effects_not_verdicts(tmp_path, seeds, label):
     # the same effects as above, whose CIs over prompts lie clearly on one side of 0: still no verdict
@@ -54,7 +79,8 @@ def test_fewer_than_three_seeds_give_effects_not_verdicts(tmp_path, seeds, label
 
 
 def test_table_claims_are_read_from_the_analysis_tables(tmp_path):
-    paths = [write_scores(tmp_path, "base", "math", {"a": [1, 0]}), write_scores(tmp_path, "math/seed0", "math", {"a": [1, 1]})]
+    paths = [write_scores(tmp_path, "base", "math", {"a": [1, 0]}),
+             write_scores(tmp_path, "math/seed0", "math", {"a": [1, 1]})]
     entropy = pd.DataFrame([{"chain": "math", "eval_set": "math", "metric": "answer_entropy", "n_seeds": 3,
                              "diff": -0.4, "diff_lo": -0.6, "diff_hi": -0.1},
                             {"chain": "math", "eval_set": "math", "metric": "token_entropy", "n_seeds": 3,
@@ -87,7 +113,8 @@ def test_claims_are_measured_per_benchmark(tmp_path):
     entropy = pd.DataFrame([{"chain": "math", "eval_set": "math", "benchmark": b, "metric": "answer_entropy",
                              "n_seeds": 3, "diff": d, "diff_lo": d - 0.1, "diff_hi": d + 0.1}
                             for b, d in (("gsm8k", -0.5), ("math500", 0.5), ("all", 0.0))])
-    support = pd.DataFrame({"chain": "math", "seed": 0, "eval_set": "math", "benchmark": ["gsm8k", "math500", "math500"],
+    support = pd.DataFrame({"chain": "math", "seed": 0, "eval_set": "math",
+                            "benchmark": ["gsm8k", "math500", "math500"],
                             "prompt_id": ["g0", "m0", "m1"], "category": ["expansion", "shrinkage", "shrinkage"]})
     t = claims_table(parse_files(paths, tmp_path), support_per_prompt=support, entropy=entropy, js_share=None,
                      modes=None, perplexity=None, decomposition={}, sources=SOURCES, m=3, n_boot=100, ci=0.95, seed=0)
@@ -151,7 +178,8 @@ def test_seed_stability_of_one_seed_has_no_stable_claim(tmp_path):
 
     base = {f"p{i:02d}": ([1, 0, 0, 0] if i < 10 else [0, 0, 0, 0]) for i in range(20)}
     up = {f"p{i:02d}": ([1, 1, 1, 1] if i < 10 else [0, 0, 0, 0]) for i in range(20)}
-    files = parse_files([write_scores(tmp_path, "base", "math", base), write_scores(tmp_path, "math/seed0", "math", up)],
+    files = parse_files([write_scores(tmp_path, "base", "math", base),
+                         write_scores(tmp_path, "math/seed0", "math", up)],
                         tmp_path)
     opts = dict(sources=SOURCES, m=3, n_boot=100, ci=0.95, seed=0)
     pooled = claims_table(files, support_per_prompt=None, entropy=None, js_share=None, modes=None, perplexity=None,

@@ -7,13 +7,17 @@ page not regenerated after the stored tables were replaced, fails here."""
 
 from __future__ import annotations
 
+import itertools
 import json
+import re
 import shutil
 from pathlib import Path
 
 import pytest
 
 from conftest import REPO
+from rlvr_support.analysis.papers import INVISIBLE_LEASH, PAPERS, SUPPORT_RESHAPING, cite, titled
+from rlvr_support.analysis.resample import MIN_VERDICT_SEEDS
 from rlvr_support.cli.main import main
 from rlvr_support.lineage import results_page
 
@@ -27,8 +31,25 @@ def test_the_page_is_what_the_stored_tables_give(capsys):
         capsys.readouterr().err
     page = PAGE.read_text()
     claims = (STORED / "tables" / "claims.md").read_text()
-    assert claims in page and (STORED / "tables" / "seed_stability.md").read_text() in page
+    assert (STORED / "tables" / "seed_stability.md").read_text() in page
     assert page.count(results_page.BEGIN) == 1 and page.count(results_page.END) == 1
+    # the stored claims table names papers by id; the page shows it with their short titles, and a legend
+    papers = [line.split(" | ")[1] for line in claims.splitlines()[2:]]
+    assert set(papers) <= {", ".join(c) for n in (1, 2) for c in itertools.combinations(PAPERS, n)}
+    assert results_page._with_paper_titles(claims.rstrip("\n"))[0] in page
+    for paper_ids in set(papers):
+        assert f"| {titled(paper_ids)} |" in page and f"| {paper_ids} |" not in page
+    assert all(f"**{p.short}**: *{p.title}*" in page for p in PAPERS.values())
+
+
+def test_a_paper_cell_is_rendered_through_the_registry(tmp_path):
+    table = "| claim | paper | verdict |\n|---|---|---|\n| a | 000, 003 | agree |\n| b | Invisible Leash | agree |"
+    rendered, cites = results_page._with_paper_titles(table)
+    assert cites and rendered.splitlines()[2] == f"| a | {cite(SUPPORT_RESHAPING, INVISIBLE_LEASH)} | agree |"
+    assert rendered.splitlines()[3] == "| b | Invisible Leash | agree |"  # a new table's cell as it is
+    with pytest.raises(ValueError, match=r"\['007'\] is neither a paper id"):
+        results_page._with_paper_titles(table.replace("000, 003", "007"))
+    assert results_page._with_paper_titles("| claim | verdict |\n|---|---|\n| a | agree |")[1] is False
 
 
 def test_an_edited_number_in_the_page_fails(tmp_path, capsys):
@@ -54,6 +75,33 @@ def test_an_edited_number_in_the_page_fails(tmp_path, capsys):
 def _copy(tmp_path) -> Path:
     shutil.copytree(STORED.parent, tmp_path / "tree")
     return tmp_path / "tree" / "results"
+
+
+def _one_seed(tree: Path) -> Path:
+    """`tree` made a one-seed tree (`make run`'s): its claims table made from RL seed 0's runs only."""
+    side = tree / "tables" / "claims.md.prov.json"
+    rec = json.loads(side.read_text())
+    rec["inputs"] = [i for i in rec["inputs"] if not re.search(r"/seed[1-9]\d*/", i["path"])]
+    side.write_text(json.dumps(rec))
+    return tree
+
+
+def test_a_tree_of_fewer_rl_seeds_than_a_verdict_needs_is_refused_and_nothing_written(tmp_path, capsys):
+    tree = _one_seed(_copy(tmp_path))
+    page, readme = tmp_path / "results.md", tmp_path / "README.md"
+    page.write_text(PAGE.read_text())
+    readme.write_text(README.read_text())
+    assert main(["results-doc", str(tree), "--out", str(page), "--summary", str(readme)]) == 1
+    err = capsys.readouterr().err
+    assert f"made from RL seeds: 0; a verdict needs at least {MIN_VERDICT_SEEDS}" in err
+    assert "e.g. RL seeds: " + ", ".join(map(str, range(MIN_VERDICT_SEEDS))) in err and "`make run-seeds`" in err
+    assert page.read_text() == PAGE.read_text() and readme.read_text() == README.read_text()
+    # the summary alone is refused too, and so is --check
+    with pytest.raises(ValueError, match="made from RL seeds: 0; a verdict needs"):
+        results_page.summary(tree)
+    assert main(["results-doc", str(tree), "--out", str(page), "--check"]) == 1
+    # the stored three-seed tree is not
+    assert f"RL seeds: {', '.join(map(str, range(MIN_VERDICT_SEEDS)))}" in results_page.generated(_copy(tmp_path / "b"))
 
 
 def test_an_edited_table_is_refused(tmp_path):

@@ -15,6 +15,7 @@ rule passk_table:
             f"{RESULTS}/tables/headline.csv", caption="../report/headline.rst", category="1. pass@k and best@k"
         ),
         headline_md=f"{RESULTS}/tables/headline.md",
+        table_md=f"{RESULTS}/tables/passk.md",
     log:
         f"{RESULTS}/logs/analyse/passk_table.log",
     conda:

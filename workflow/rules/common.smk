@@ -634,6 +634,7 @@ def get_support_outputs():
             "support.csv",
             "support.md",
             "support_categories.csv",
+            "support_categories.md",
             "entropy.csv",
             "entropy.md",
             "openings.csv",

@@ -103,6 +103,7 @@ rule large_k_table:
             category="1. pass@k and best@k",
         ),
         headline_md=f"{RESULTS}/tables/headline_large_k.md",
+        table_md=f"{RESULTS}/tables/passk_large_k.md",
     log:
         f"{RESULTS}/logs/analyse/large_k_table.log",
     conda:

@@ -21,7 +21,7 @@ localrules:
     claims_table,
 
 
-# ---------------------------------------------------------------- support categories (003)
+# ---------------------------------------------------------------- support categories (Invisible Leash)
 rule support_table:
     input:
         get_all_scores,
@@ -29,6 +29,7 @@ rule support_table:
         table=report(f"{RESULTS}/tables/support.csv", caption="../report/support_table.rst", category="2. support"),
         md=f"{RESULTS}/tables/support.md",
         per_prompt=f"{RESULTS}/tables/support_categories.csv",
+        per_prompt_md=f"{RESULTS}/tables/support_categories.md",
     log:
         f"{RESULTS}/logs/analyse/support_table.log",
     conda:
@@ -65,7 +66,7 @@ rule figure_support:
         "python -m rlvr_support figure-support --table {input} --eval-set {wildcards.eval_set} --out {output.png} > {log} 2>&1"
 
 
-# ---------------------------------------------------------------- entropies (003)
+# ---------------------------------------------------------------- entropies (Invisible Leash)
 rule entropy_table:
     input:
         samples=get_all_samples,
@@ -109,7 +110,7 @@ rule figure_entropy:
         "python -m rlvr_support figure-entropy --table {input} --out {output.png} > {log} 2>&1"
 
 
-# ---------------------------------------------------------------- position-wise JS divergence (000)
+# ---------------------------------------------------------------- position-wise JS divergence (Support reshaping)
 rule positional_js:
     # one job per checkpoint for all its eval sets (a process start per eval set cost more than the work)
     input:
@@ -152,6 +153,7 @@ rule js_table:
         get_js_runs,
     output:
         positions=f"{RESULTS}/tables/js_positions.csv",
+        positions_md=f"{RESULTS}/tables/js_positions.md",
         table=report(
             f"{RESULTS}/tables/js_share.csv", caption="../report/js_share.rst", category="4. divergence and openings"
         ),
@@ -193,7 +195,7 @@ rule figure_js:
         "python -m rlvr_support figure-js --table {input} --eval-set {wildcards.eval_set} --m {params.m} --out {output.png} > {log} 2>&1"
 
 
-# ---------------------------------------------------------------- openings (000)
+# ---------------------------------------------------------------- openings (Support reshaping)
 rule openings_table:
     input:
         samples=get_all_samples,
@@ -208,6 +210,7 @@ rule openings_table:
         summary=f"{RESULTS}/tables/openings_summary.csv",
         summary_md=f"{RESULTS}/tables/openings_summary.md",
         styles=f"{RESULTS}/tables/openings_styles.csv",
+        styles_md=f"{RESULTS}/tables/openings_styles.md",
     log:
         f"{RESULTS}/logs/analyse/openings_table.log",
     conda:
@@ -341,7 +344,7 @@ rule figure_intervention:
         "python -m rlvr_support figure-intervention --table {input} --eval-set {wildcards.eval_set} --out {output.png} > {log} 2>&1"
 
 
-# ---------------------------------------------------------------- reference perplexity (003)
+# ---------------------------------------------------------------- reference perplexity (Invisible Leash)
 rule perplexity:
     # every checkpoint in one job: the work per checkpoint is a second, a process start several
     input:

@@ -1,7 +1,7 @@
 """The claims table: one row per claim of the three papers, measured on this study's runs.
 
-Each row states the claim, the paper (seeds/000, 003, 004), the chain and eval set it is
-measured on, the expected sign of the effect, the measured effect with its bootstrap CI
+Each row states the claim, the papers that make it (by short title, analysis/papers.py), the chain
+and eval set it is measured on, the expected sign of the effect, the measured effect with its bootstrap CI
 (paired over prompts and including RL-seed variation wherever the effect is a difference
 to the base), the RL seeds behind it, the verdict of analysis.resample.claim_verdict and the
 target file the number comes from. A verdict (agree / disagree, or inconclusive when the CI
@@ -22,6 +22,7 @@ import pandas as pd
 from rlvr_support.metrics.bootstrap import bootstrap_ci_grouped
 from rlvr_support.analysis.benchmarks import POOLED, split_benchmarks
 from rlvr_support.analysis.markdown import cell, ci_cell, markdown_table
+from rlvr_support.analysis.papers import INVISIBLE_LEASH, SHARPENING_COLLAPSE, SUPPORT_RESHAPING, cite
 from rlvr_support.analysis.passk_table import per_prompt_metrics
 from rlvr_support.analysis.resample import MIN_VERDICT_SEEDS, ci_side, claim_verdict, paired_grouped_diff
 from rlvr_support.analysis.runs import by_chain, is_trained
@@ -32,6 +33,10 @@ COLUMNS = ["claim", "paper", "chain", "eval_set", "benchmark", "measure", "expec
            "ci_high", "n_seeds", "verdict", "source"]
 
 TASK_NAME = {"math": "Math", "if": "IF", "joint": "Joint"}
+
+# the `paper` cells: the short titles of analysis/papers.py
+RESHAPING, LEASH = cite(SUPPORT_RESHAPING), cite(INVISIBLE_LEASH)
+RESHAPING_LEASH, LEASH_COLLAPSE = cite(SUPPORT_RESHAPING, INVISIBLE_LEASH), cite(INVISIBLE_LEASH, SHARPENING_COLLAPSE)
 
 
 def _row(claim, paper, chain, eval_set, benchmark, measure, sign, effect, lo, hi, n_seeds, source) -> dict:
@@ -112,13 +117,14 @@ def claims_table(scores: list[ScoreFile], *, support_per_prompt: pd.DataFrame | 
         if "-" in chain:
             continue
         T = TASK_NAME[chain]
-        pk_row(f"{T}-RLVR raises pass@1 on the trained task", "000, 003", chain, chain, "pass@1", +1)
-        pk_row(f"{T}-RLVR lowers best@kmax on the trained task (sharpening)", "003, 004", chain, chain, "best@kmax", -1)
+        pk_row(f"{T}-RLVR raises pass@1 on the trained task", RESHAPING_LEASH, chain, chain, "pass@1", +1)
+        pk_row(f"{T}-RLVR lowers best@kmax on the trained task (sharpening)", LEASH_COLLAPSE, chain, chain, "best@kmax",
+               -1)
         for bench, sp in _by_benchmark(support_per_prompt, chain, {"chain": chain, "eval_set": chain}).items():
             per_seed = [(g["category"] == "shrinkage").to_numpy(float) - (g["category"] == "expansion").to_numpy(float)
                         for _, g in sp.groupby("seed", sort=True)]
             p, lo, hi, _ = bootstrap_ci_grouped(per_seed, **opts)
-            rows.append(_row(f"{T}-RLVR: empirical support shrinkage exceeds expansion", "003", chain, chain, bench,
+            rows.append(_row(f"{T}-RLVR: empirical support shrinkage exceeds expansion", LEASH, chain, chain, bench,
                              "share of prompts shrunk - share expanded (k = n)", +1, p, lo, hi, len(per_seed),
                              sources["support"]))
         for metric, claim, sign in (("answer_entropy", "answer-level entropy falls", -1),
@@ -126,12 +132,13 @@ def claims_table(scores: list[ScoreFile], *, support_per_prompt: pd.DataFrame | 
             match = {"chain": chain, "eval_set": chain, "metric": metric}
             for bench, e in _by_benchmark(entropy, chain, match).items():
                 r = e.iloc[0]
-                rows.append(_row(f"{T}-RLVR: {claim}", "003", chain, chain, bench,
+                rows.append(_row(f"{T}-RLVR: {claim}", LEASH, chain, chain, bench,
                                  f"{metric} checkpoint - base (paired)", sign, r["diff"], r["diff_lo"],
                                  r["diff_hi"], r["n_seeds"], sources["entropy"]))
         for bench, j in _by_benchmark(js_share, chain, {"chain": chain, "eval_set": chain, "source": "base"}).items():
             r = j.iloc[0]
-            rows.append(_row(f"{T}-RLVR: divergence concentrates in the first m={m} tokens", "000", chain, chain, bench,
+            rows.append(_row(f"{T}-RLVR: divergence concentrates in the first m={m} tokens", RESHAPING, chain, chain,
+                             bench,
                              "mean JS in positions < m - mean JS after (base prefixes)", +1, r["early_minus_late"],
                              r["early_minus_late_lo"], r["early_minus_late_hi"], r["n_seeds"], sources["js"]))
         for bench, d in _by_benchmark(decomposition.get(chain), chain, {"chain": chain}).items():
@@ -139,61 +146,62 @@ def claims_table(scores: list[ScoreFile], *, support_per_prompt: pd.DataFrame | 
             r = (pooled if len(pooled) else d).iloc[0]
             # NaN (no forced opening ever sampled by the checkpoint) -> inconclusive
             r = r.reindex(["rerank_gain", "rerank_gain_lo", "rerank_gain_hi"]).astype(float)
-            rows.append(_row(f"{T}-RLVR re-ranks openings toward more successful ones", "000", chain, chain, bench,
+            rows.append(_row(f"{T}-RLVR re-ranks openings toward more successful ones", RESHAPING, chain, chain, bench,
                              "base continuations' success under checkpoint - base opening frequencies (forced set)",
                              +1, r["rerank_gain"], r["rerank_gain_lo"], r["rerank_gain_hi"],
                              max(1, len(d) - len(pooled)), sources["intervention"][chain]))
     if "math" in chains:
         for bench, p in _by_benchmark(perplexity, "math", {"chain": "math", "style": "all"}).items():
             r = p.iloc[0]
-            rows.append(_row("Math-RLVR raises the perplexity of reference solutions", "003", "math", "math", bench,
+            rows.append(_row("Math-RLVR raises the perplexity of reference solutions", LEASH, "math", "math", bench,
                              "NLL per token of reference solutions, checkpoint - base (paired)", +1,
                              r["nll_diff"], r["nll_diff_lo"], r["nll_diff_hi"], r["n_seeds"], sources["perplexity"]))
-    # --- checkpoints trained elsewhere, each against its base, on every eval set (seeds/003)
+    # --- checkpoints trained elsewhere, each against its base, on every eval set (Invisible Leash)
     for name in externals:
         for ev in sorted({e for c, e in pk if c == name}):
-            pk_row("RLVR raises pass@1", "003", name, ev, "pass@1", +1)
-            pk_row("RLVR lowers best@kmax (sharpening)", "003, 004", name, ev, "best@kmax", -1)
+            pk_row("RLVR raises pass@1", LEASH, name, ev, "pass@1", +1)
+            pk_row("RLVR lowers best@kmax (sharpening)", LEASH_COLLAPSE, name, ev, "best@kmax", -1)
             for bench, sp in _by_benchmark(support_per_prompt, ev, {"chain": name, "eval_set": ev}).items():
-                shrink = (sp["category"] == "shrinkage").to_numpy(float) - (sp["category"] == "expansion").to_numpy(float)
+                shrink = ((sp["category"] == "shrinkage").to_numpy(float)
+                          - (sp["category"] == "expansion").to_numpy(float))
                 p, lo, hi, _ = bootstrap_ci_grouped([shrink], **opts)
-                rows.append(_row("RLVR: empirical support shrinkage exceeds expansion", "003", name, ev, bench,
+                rows.append(_row("RLVR: empirical support shrinkage exceeds expansion", LEASH, name, ev, bench,
                                  "share of prompts shrunk - share expanded (k = n)", +1, p, lo, hi, 1,
                                  sources["support"]))
             for metric, claim, sign in (("answer_entropy", "answer-level entropy falls", -1),
                                         ("token_entropy", "token-level entropy rises", +1)):
                 for bench, e in _by_benchmark(entropy, ev, {"chain": name, "eval_set": ev, "metric": metric}).items():
                     r = e.iloc[0]
-                    rows.append(_row(f"RLVR: {claim}", "003", name, ev, bench, f"{metric} checkpoint - base (paired)",
+                    rows.append(_row(f"RLVR: {claim}", LEASH, name, ev, bench, f"{metric} checkpoint - base (paired)",
                                      sign, r["diff"], r["diff_lo"], r["diff_hi"], r["n_seeds"], sources["entropy"]))
-    # --- cross task (seeds/000)
-    pk_row("Math-RLVR raises IF pass@1", "000", "math", "if", "pass@1", +1)
-    pk_row("Math-RLVR lowers IF best@kmax", "000", "math", "if", "best@kmax", -1)
-    pk_row("IF-RLVR lowers math best@kmax (searchability)", "000", "if", "math", "best@kmax", -1)
+    # --- cross task (Support reshaping)
+    pk_row("Math-RLVR raises IF pass@1", RESHAPING, "math", "if", "pass@1", +1)
+    pk_row("Math-RLVR lowers IF best@kmax", RESHAPING, "math", "if", "best@kmax", -1)
+    pk_row("IF-RLVR lowers math best@kmax (searchability)", RESHAPING, "if", "math", "best@kmax", -1)
     for chain, claim in (("if", "IF-RLVR moves math openings toward direct answers"),
                          ("math-if", "Math-then-IF RLVR moves math openings toward direct answers")):
         # the DAI share of the opening-mode classifier (metrics/opening_modes.py; toy `answer :` is DAI),
         # so the claim reads the same on real models' text
         for bench, st in _by_benchmark(modes, "math", {"chain": chain, "eval_set": "math", "mode": "DAI"}).items():
             r = st.iloc[0]
-            rows.append(_row(claim, "000", chain, "math", bench,
+            rows.append(_row(claim, RESHAPING, chain, "math", bench,
                              "share of direct-answer (DAI) openings, checkpoint - base (paired)",
                              +1, r["diff"], r["diff_lo"], r["diff_hi"], r["n_seeds"], sources["openings"]))
-    # --- future trainability (seeds/000): a later Math-RLVR stage learns only from mixed groups of G rollouts
+    # --- future trainability (Support reshaping): a later Math-RLVR stage learns only from mixed groups of G rollouts
     if group_size and "if" in chains:
         ifs = [f for f in scores if f.chain in ("base", "if") and f.eval_set == "math"]
         for bench, (d, lo, hi, ns) in mixed_share_effects(ifs, group_size, **opts).get(("if", "math"), {}).items():
-            rows.append(_row("IF-RLVR lowers the mixed-group share on math for a later Math-RLVR stage", "000", "if",
-                             "math", bench, f"share of mixed groups of G={group_size} rollouts, checkpoint - base "
-                             "(paired)", -1, d, lo, hi, ns, sources.get("trainability", "")))
-    # --- instruction following by skipping the reasoning (seeds/000's mechanism, ReasonIF-style segments)
+            rows.append(_row("IF-RLVR lowers the mixed-group share on math for a later Math-RLVR stage", RESHAPING,
+                             "if", "math", bench, f"share of mixed groups of G={group_size} rollouts, checkpoint - "
+                             "base (paired)", -1, d, lo, hi, ns, sources.get("trainability", "")))
+    # --- instruction following by skipping the reasoning (Support reshaping's mechanism, ReasonIF-style segments)
     for bench, r in _by_benchmark(reasoning_if, "if", {"chain": "if", "eval_set": "if"}).items():
         r = r.iloc[0]
-        rows.append(_row("IF-RLVR: more of the constraint-following responses skip the reasoning (bypass)", "000",
+        rows.append(_row("IF-RLVR: more of the constraint-following responses skip the reasoning (bypass)", RESHAPING,
                          "if", "if", bench, "share of all-constraints-met responses with no reasoning segment, "
                          "checkpoint - base (paired)", +1, r["bypass_diff"], r["bypass_diff_lo"], r["bypass_diff_hi"],
                          int(r["n_seeds"]), sources.get("reasoning_if", "")))
-    # --- single-token interventions (seeds/000's single-token table): IF-RLVR's math responses with one
+    # --- single-token interventions (Support reshaping's single-token table): IF-RLVR's math responses with one
     # token of the base, the base's with one of IF-RLVR's; the first position against the deepest swept
     st = single_token
     if st is not None and len(st):
@@ -211,9 +219,9 @@ def claims_table(scores: list[ScoreFile], *, support_per_prompt: pd.DataFrame | 
                      "position": position}
             for bench, r in _by_benchmark(st, "math", match).items():
                 r = r.iloc[0]
-                rows.append(_row(claim, "000", "if", "math", bench, measure, sign, r[col], r[f"{col}_lo"],
+                rows.append(_row(claim, RESHAPING, "if", "math", bench, measure, sign, r[col], r[f"{col}_lo"],
                                  r[f"{col}_hi"], int(r["n_seeds"]), sources.get("single_token", "")))
-    # --- across checkpoints (seeds/000: Pearson r = -0.85 between direct-answer openings and math best@k)
+    # --- across checkpoints (Support reshaping: Pearson r = -0.85 between direct-answer openings and math best@k)
     for bench, a in _by_benchmark(association, "math", {"eval_set": "math", "x": "share:answer",
                                                         "y": "best@k"}).items():
         r = a.iloc[0]
@@ -221,8 +229,9 @@ def claims_table(scores: list[ScoreFile], *, support_per_prompt: pd.DataFrame | 
         # points) says little; the claim is then inconclusive, whatever the point estimate
         lo, hi = (r["ci_low"], r["ci_high"]) if r["n_boot_used"] >= n_boot / 2 else (float("nan"), float("nan"))
         rows.append(_row("Direct-answer openings and math best@k are negatively associated across checkpoints",
-                         "000", "trajectory", "math", bench,
-                         f"Pearson r over {int(r['n_points'])} trajectory points ({int(r['n_runs'])} runs), CI over points",
+                         RESHAPING, "trajectory", "math", bench,
+                         f"Pearson r over {int(r['n_points'])} trajectory points ({int(r['n_runs'])} runs), "
+                         "CI over points",
                          -1, r["pearson_r"], lo, hi, _association_seeds(r), sources["association"]))
     return pd.DataFrame(rows, columns=COLUMNS)
 
@@ -243,7 +252,8 @@ def _seed_rows(table: pd.DataFrame | None, seed: str) -> pd.DataFrame | None:
 
 
 # the claims measured per RL seed come from the score files and the tables with per-seed rows;
-# the others (entropy, JS, intervention, perplexity, association, reasoning_if, single_token) are read from tables pooled over seeds
+# the others (entropy, JS, intervention, perplexity, association, reasoning_if, single_token) are read from tables
+# pooled over seeds
 PER_SEED_INPUTS = ("scores", "support_per_prompt", "modes")
 KEY = ["claim", "chain", "eval_set", "benchmark"]
 

@@ -10,6 +10,12 @@ from and the study's Markdown tables exactly as the pipeline wrote them:
   checks every other job against them);
 * each table must still match its sidecar (an edited table is refused, naming it), and the
   numerics must be one set (a tree whose jobs mixed numerics is refused: run `audit`);
+* the claims table must pool at least MIN_VERDICT_SEEDS RL seeds (analysis/resample.py): the page
+  publishes the study's verdicts, and a tree of fewer seeds (`make run`'s one) has none, so it is
+  refused, naming its seeds, and nothing is written (the three-seed study is `make run-seeds`);
+* a table's `paper` column names each paper by its short title, with the full titles in a legend
+  below the table (analysis/papers.py); claims tables written before that hold the papers' ids,
+  which are rendered through the same registry, so the page reads alike whichever the tree holds;
 * `--check` compares instead of writing: exit 1, naming the first differing line, when the page's
   generated part is not what the tree gives (an edited number, or a tree that changed since).
 
@@ -23,6 +29,8 @@ import re
 import shutil
 from pathlib import Path
 
+from rlvr_support.analysis.papers import legend, titled
+from rlvr_support.analysis.resample import MIN_VERDICT_SEEDS
 from rlvr_support.lineage.integrity import own_problems
 from rlvr_support.lineage.mixed_numerics import mixed_numerics, numerics_summary, unrecorded
 from rlvr_support.lineage.sidecar import described, load, sha256_file, sidecar_of
@@ -50,7 +58,8 @@ def _tables(results: Path) -> list[tuple[str, Path]]:
 
 
 def _manifest_sidecars(results: Path) -> list[Path]:
-    return sorted((results / "checkpoints").rglob("manifest.json.prov.json")) if (results / "checkpoints").is_dir() else []
+    ckpts = results / "checkpoints"
+    return sorted(ckpts.rglob("manifest.json.prov.json")) if ckpts.is_dir() else []
 
 
 def page_inputs(results: str | Path) -> list[Path]:
@@ -88,12 +97,28 @@ def _seeds(rec: dict) -> list[int]:
     return sorted({int(m) for i in rec.get("inputs", []) for m in re.findall(r"/seed(\d+)/", i["path"])})
 
 
+def _verdict_seeds(claims: Path, rec: dict) -> list[int]:
+    """The RL seeds the claims table pools; an error, naming them and the seeds a verdict needs, when
+    they are fewer than MIN_VERDICT_SEEDS: the page exists to publish the study's verdicts."""
+    seeds = _seeds(rec)
+    if len(seeds) >= MIN_VERDICT_SEEDS:
+        return seeds
+    # the tree's seeds topped up with the smallest others: a rerun with those reuses the tree's checkpoints
+    extra = [s for s in range(MIN_VERDICT_SEEDS + len(seeds)) if s not in seeds]
+    needed = sorted([*seeds, *extra[:MIN_VERDICT_SEEDS - len(seeds)]])
+    raise ValueError(f"{claims}: made from RL seeds: {', '.join(map(str, seeds)) or 'none'}; a verdict needs at "
+                     f"least {MIN_VERDICT_SEEDS} (analysis.resample.MIN_VERDICT_SEEDS), e.g. RL seeds: "
+                     f"{', '.join(map(str, needed))}. This tree has no verdict to publish, so nothing was written: "
+                     "run the three-seed study first (`make run-seeds`), then `make results-doc`")
+
+
 def header(results: Path, tables: list[tuple[str, Path]]) -> list[str]:
     recs = {p: _checked(p) for _, p in tables}
     claims = recs[tables[0][1]]
     code = claims.get("code", {})
-    lines = ["Tables as `python -m rlvr_support results-doc` found them in the results tree, with what their "
-             "provenance sidecars record:", ""]
+    lines = ["Tables as `python -m rlvr_support results-doc` found them in the results tree (a `paper` column "
+             "holding the papers' ids shows their short titles instead), with what their provenance sidecars "
+             "record:", ""]
     for _, p in tables:
         rec = recs[p]
         made = f"rule `{rec.get('rule')}`" if p.name not in FROM_OTHER_TREES else f"verb `{rec.get('verb')}` from " + \
@@ -105,7 +130,7 @@ def header(results: Path, tables: list[tuple[str, Path]]) -> list[str]:
     files = claims.get("configfiles")
     lines.append("- config files: " + (", ".join(f"`{c['path']}` (sha256 `{(c['sha256'] or '?')[:16]}`)" for c in files)
                                        if files else "not recorded (the tables were made without Snakemake)"))
-    seeds = _seeds(claims)
+    seeds = _verdict_seeds(tables[0][1], claims)
     lines.append(f"- RL seeds: {', '.join(map(str, seeds)) if seeds else 'none'}")
     jobs = {rec["self"]: rec for rec in map(load, _manifest_sidecars(results))}
     jobs.update({r["self"]: r for p, r in recs.items() if p.name not in FROM_OTHER_TREES})
@@ -125,13 +150,35 @@ def header(results: Path, tables: list[tuple[str, Path]]) -> list[str]:
     return lines
 
 
+PAPER = "paper"  # the column of the claims table naming the papers that make a claim (analysis/claims.py)
+
+
+def _with_paper_titles(table: str) -> tuple[str, bool]:
+    """A pipeline Markdown table with its `paper` cells as short titles (analysis.papers.titled: ids of
+    tables written before the registry become titles), and whether it has that column."""
+    lines = table.split("\n")
+    head = _cells(lines[0]) if lines and lines[0].startswith("|") else []
+    if PAPER not in head:
+        return table, False
+    col = head.index(PAPER) + 1  # the split below keeps the empty text before the row's first `|`
+    for i, line in enumerate(lines[2:], 2):
+        if line.startswith("|"):
+            parts = re.split(r"(?<!\\)\|", line)
+            parts[col] = f" {titled(parts[col].strip())} "
+            lines[i] = "|".join(parts)
+    return "\n".join(lines), True
+
+
 def generated(results: str | Path) -> str:
     """The page's generated part, markers included."""
     results = Path(results)
     tables = _tables(results)
     out = [BEGIN, "", *header(results, tables)]
     for title, path in tables:
-        out += ["", f"### {title}", "", f"`{load(sidecar_of(path))['self']}`:", "", path.read_text().rstrip("\n")]
+        table, cites = _with_paper_titles(path.read_text().rstrip("\n"))
+        out += ["", f"### {title}", "", f"`{load(sidecar_of(path))['self']}`:", "", table]
+        if cites:
+            out += ["", f"The `{PAPER}` column names the papers by short title:", "", *legend()]
     return "\n".join([*out, "", END]) + "\n"
 
 
@@ -187,18 +234,20 @@ def summary(results: str | Path) -> str:
     each toy world and in both when the tree has a cross-world table; markers included."""
     results = Path(results)
     tables = dict((p.name, p) for _, p in _tables(results))
-    for p in tables.values():
-        _checked(p)
+    recs = {name: _checked(p) for name, p in tables.items()}
+    _verdict_seeds(tables["claims.md"], recs["claims.md"])
     kinds = ("agree", "disagree", "inconclusive")
-    claims = [_verdict(r[7]) for r in _rows(tables["claims.md"])[1]]
-    commit = (load(sidecar_of(tables["claims.md"])).get("code", {}).get("git_commit") or "unknown")[:7]
+    head, rows = _rows(tables["claims.md"])
+    claims = [_verdict(r[head.index("verdict")]) for r in rows]
+    commit = (recs["claims.md"].get("code", {}).get("git_commit") or "unknown")[:7]
     body = [["this study (`results/tables/claims.md`)", *(str(claims.count(k)) for k in kinds), str(len(claims))]]
     if "cross_world.md" in tables:
         header, rows = _rows(tables["cross_world.md"])
         worlds = header[5:-1]  # claim, chain, eval set, benchmark, expected, <worlds>, holds
         for i, w in enumerate(worlds):
             got = [_verdict(r[5 + i]) for r in rows]
-            body.append([f"{w} (`cross_world.md`)", *(str(got.count(k)) for k in kinds), str(sum(g != "n/a" for g in got))])
+            body.append([f"{w} (`cross_world.md`)", *(str(got.count(k)) for k in kinds),
+                         str(sum(g != "n/a" for g in got))])
         holds = [r[-1] for r in rows]
         body.append(["the same verdict in every world", *(str(holds.count(f"{k} in all")) for k in kinds),
                      f"{len(rows)} ({holds.count('differs')} differ)"])

@@ -1,4 +1,4 @@
-"""`python -m rlvr_support claims`: one row per claim of the papers: effect, CI, verdict, source file.
+"""`python -m rlvr_support claims`: one row per claim of the papers (by short title): effect, CI, verdict, source.
 
 Run by `claims_table` (workflow/rules/support.smk); registered by cli/main.py.
 """
@@ -26,7 +26,8 @@ def cmd_claims(a):
     dec = {k: pd.read_csv(v) for k, v in label_pairs(a.decomposition or [], "decomposition").items()}
     sources = {"passk": a.passk_source, "support": a.support_source, "entropy": a.entropy, "js": a.js_share,
                "openings": a.openings_source, "perplexity": a.perplexity, "association": a.association,
-               "intervention": label_pairs(a.decomposition or [], "decomposition"), "trainability": a.trainability_source,
+               "intervention": label_pairs(a.decomposition or [], "decomposition"),
+               "trainability": a.trainability_source,
                "reasoning_if": a.reasoning_if or "", "single_token": a.single_token or ""}
     c = a.cfg
     scores, support, modes = parse_files(a.scores, a.scores_root), opt(a.support_per_prompt), opt(a.opening_modes)
@@ -47,7 +48,8 @@ def cmd_claims(a):
 
 
 def register(verb) -> None:
-    s = verb("claims", cmd_claims, "One row per claim of the papers: effect, CI, verdict, source file.")
+    s = verb("claims", cmd_claims, "One row per claim of the papers (named by short title, analysis/papers.py): "
+             "effect, CI, verdict, source file.")
     s.add_argument("--scores", nargs="+", required=True)
     s.add_argument("--scores-root", required=True)
     s.add_argument("--passk-source", required=True, help="the pass@k table the pass@k claims refer to")

@@ -18,8 +18,9 @@ def cmd_compare(a):
 def register(verb) -> None:
     s = verb("compare", cmd_compare,
              "Whether two results trees (two runs of a study: another machine, another kernel capability) hold the "
-             "same bytes: every output and artifact both trees' sidecars record, compared by sha256. Exit 1 if any "
-             "differ. Checks sidecars only: run `audit` on each tree for its files.")
+             "same bytes: every output and artifact both trees' sidecars record, compared by sha256; a checkpoint "
+             "manifest, which records its job's wall-clock seconds, is compared without those (read from both trees' "
+             "copies). Exit 1 if any differ. Checks sidecars only: run `audit` on each tree for its files.")
     s.add_argument("a", metavar="RESULTS_A", help="a results folder, e.g. results")
     s.add_argument("b", metavar="RESULTS_B", help="another, e.g. world1/results or a stored copy")
     s.add_argument("--show", type=int, default=20, help="how many differing files to name (default 20)")

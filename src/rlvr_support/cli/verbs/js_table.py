@@ -15,12 +15,10 @@ CFG_HELP = "the config's `analysis` section as JSON"
 def cmd_js_table(a):
     from rlvr_support.analysis.positional_js import js_tables
     from rlvr_support.analysis.runs import parse_files
-    from rlvr_support.storage.atomic import write_text
-
     c = a.cfg
     pos, share = js_tables(parse_files(a.runs, a.runs_root), m=c["opening_tokens"], n_boot=c["bootstrap"],
                            ci=c["ci"], seed=c["seed"])
-    write_text(a.out_positions, pos.to_csv(index=False, float_format="%.6f"))
+    write_table(pos, a.out_positions)
     write_table(share, a.out)
     print(share[["chain", "eval_set", "benchmark", "source", "share_first_m", "uniform_share",
                  "early_minus_late"]].to_string())
@@ -31,5 +29,5 @@ def register(verb) -> None:
     s.add_argument("--runs", nargs="+", required=True)
     s.add_argument("--runs-root", required=True)
     s.add_argument("--cfg", type=_json, required=True, help=CFG_HELP)
-    s.add_argument("--out-positions", required=True, help="CSV of the curves")
+    s.add_argument("--out-positions", required=True, help="CSV of the curves (a .md beside it)")
     s.add_argument("--out", required=True, help="CSV of the share table (a .md beside it)")

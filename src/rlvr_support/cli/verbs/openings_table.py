@@ -15,8 +15,6 @@ CFG_HELP = "the config's `analysis` section as JSON"
 def cmd_openings_table(a):
     from rlvr_support.analysis.openings_table import openings_tables
     from rlvr_support.analysis.runs import parse_files
-    from rlvr_support.storage.atomic import write_text
-
     tok = None
     if a.tokenizer:
         from rlvr_support.models.loading import checkpoint_dir, load_tokenizer
@@ -28,7 +26,7 @@ def cmd_openings_table(a):
                                              seed=c["seed"], tokenizer=tok)
     write_table(shift, a.out)
     write_table(summary, a.out_summary)
-    write_text(a.out_styles, styles.to_csv(index=False, float_format="%.6f"))
+    write_table(styles, a.out_styles)
     print(summary.to_string())
 
 
@@ -38,6 +36,6 @@ def register(verb) -> None:
     s.add_argument("--samples-root", required=True)
     s.add_argument("--tokenizer", help="a checkpoint manifest whose tokenizer decodes the openings")
     s.add_argument("--cfg", type=_json, required=True, help=CFG_HELP)
-    s.add_argument("--out", required=True, help="rank-shift CSV")
-    s.add_argument("--out-summary", required=True, help="per-chain summary CSV")
-    s.add_argument("--out-styles", required=True, help="style-share CSV")
+    s.add_argument("--out", required=True, help="rank-shift CSV (a .md beside it)")
+    s.add_argument("--out-summary", required=True, help="per-chain summary CSV (a .md beside it)")
+    s.add_argument("--out-styles", required=True, help="style-share CSV (a .md beside it)")

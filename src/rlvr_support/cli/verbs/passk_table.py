@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from rlvr_support.cli.args import json_arg as _json
+from rlvr_support.cli.tables import write_table
 
 
 def cmd_passk_table(a):
@@ -20,7 +21,7 @@ def cmd_passk_table(a):
 
     files = [parse_score_path(p, a.scores_root) for p in a.scores]
     table = passk_table(files, n_boot=a.cfg["bootstrap"], ci=a.cfg["ci"], seed=a.cfg["seed"])
-    write_text(a.out, table.to_csv(index=False, float_format="%.6f"))
+    write_table(table, a.out)
     if a.headline:
         head = headline_table(table)
         write_text(a.headline, head.to_csv(index=False, float_format="%.6f"))
@@ -34,5 +35,5 @@ def register(verb) -> None:
     s.add_argument("--scores", nargs="+", required=True)
     s.add_argument("--scores-root", required=True)
     s.add_argument("--cfg", type=_json, required=True, help="the config's `analysis` section as JSON")
-    s.add_argument("--out", required=True)
+    s.add_argument("--out", required=True, help="CSV of pass@k / best@k / coverage at every k (a .md beside it)")
     s.add_argument("--headline", help="also write the headline table here (CSV, and .md beside it)")

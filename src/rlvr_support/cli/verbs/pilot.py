@@ -50,12 +50,17 @@ def register(verb) -> None:
              "with the study's rl and sampling keys; writes measured step time by phase, tokens/s and peak memory per "
              "rank, which `budget --measured FILE` reads.")
     s.add_argument("--model", default="Qwen/Qwen2.5-1.5B",
-                   help="a stored model config (hub id, planning/model_configs/) or a config.json file (default: %(default)s)")
+                   help="a stored model config (hub id, planning/model_configs/) or a config.json file "
+                        "(default: %(default)s)")
     s.add_argument("--configfile", default="configs/paper.yaml", help="the study whose rl and sampling keys to run")
     s.add_argument("--steps", type=int, default=4, help="GRPO steps; the first is warm-up (default: %(default)s)")
-    s.add_argument("--workdir", default="results/pilot/work", help="where the random model and the run go")
-    s.add_argument("--out", default="results/pilot/pilot.json")
+    s.add_argument("--workdir", default="measurements/pilot/work",
+                   help="where the random model and the run go (outside results/: no rule makes them)")
+    s.add_argument("--out", default="measurements/pilot/pilot.json",
+                   help="the measured result (JSON: step time by phase, tokens/s, peak memory per rank) that "
+                        "`budget --measured FILE` reads (default: %(default)s)")
     s.add_argument("--gpu-type", help="the planner's GPU kind of this node (default: from the device name)")
     s.add_argument("--rollout-backend", choices=["auto", "hf", "vllm"], help="GRPO's rollouts (default: the study's)")
     s.add_argument("--sample-backend", choices=["hf", "vllm"], help="the sample shard's backend (default: the study's)")
-    s.add_argument("--quick", action="store_true", help="a shrunk model of the same family and tiny batches (CPU, tests)")
+    s.add_argument("--quick", action="store_true",
+                   help="a shrunk model of the same family and tiny batches (CPU, tests)")

@@ -42,7 +42,8 @@ def register(verb) -> None:
     s = verb("results-doc", cmd_results_doc,
              "Write the results page (docs/results.md) from a finished results tree: its claims, seed-stability, "
              "remedies (and cross-world) tables as the pipeline wrote them, under a header naming the commit, config "
-             "files, RL seeds and numerics from their sidecars; only the part between the page's markers changes.")
+             "files, RL seeds and numerics from their sidecars; only the part between the page's markers changes. "
+             "A tree of fewer RL seeds than a verdict needs (make run's one) is refused and nothing is written.")
     s.add_argument("results", help="the results folder of a finished study (results/)")
     s.add_argument("--out", required=True, help="the page (docs/results.md); created if missing")
     s.add_argument("--summary", metavar="README",

@@ -20,9 +20,7 @@ def cmd_support_table(a):
     summary, per_prompt = support_tables(parse_files(a.scores, a.scores_root), delta=c["support_delta"],
                                          n_boot=c["bootstrap"], ci=c["ci"], seed=c["seed"])
     write_table(summary, a.out)
-    from rlvr_support.storage.atomic import write_text
-
-    write_text(a.out_per_prompt, per_prompt.to_csv(index=False))
+    write_table(per_prompt, a.out_per_prompt)
     print(summary[["chain", "eval_set", "benchmark", "relation", "P", "S", "E", "O", "SRR", "NDR", "NSCR"]].to_string())
 
 
@@ -33,4 +31,4 @@ def register(verb) -> None:
     s.add_argument("--scores-root", required=True)
     s.add_argument("--cfg", type=_json, required=True, help=CFG_HELP)
     s.add_argument("--out", required=True, help="summary CSV (a .md is written beside it)")
-    s.add_argument("--out-per-prompt", required=True, help="CSV of the category of every prompt")
+    s.add_argument("--out-per-prompt", required=True, help="CSV of the category of every prompt (a .md beside it)")
