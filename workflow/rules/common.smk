@@ -664,7 +664,7 @@ def get_support_outputs():
     return out
 
 
-# ---- seed 000's support-reshaping measurements (workflow/rules/seed000.smk)
+# ---- the support-reshaping paper's measurements (Verifier-Induced Support Reshaping) (workflow/rules/seed000.smk)
 
 
 def get_rl_group_size():

@@ -1,6 +1,6 @@
 """Answer-level entropy, token-level entropy and response length per checkpoint and eval set.
 
-Source: seeds/003 (The Invisible Leash), sec. 3.3: RLVR lowers answer-level entropy (fewer
+Source: The Invisible Leash, sec. 3.3: RLVR lowers answer-level entropy (fewer
 distinct final answers per prompt) while token-level entropy may rise.  Per prompt:
 
 * answer entropy (metrics.entropy.answer_entropy) over the n samples' answers: the scorer's

@@ -1,6 +1,6 @@
 """Opening intervention: force frequent openings and measure each model's success after them.
 
-Source: seeds/000, "opening intervention": which opening a response starts with causally
+Source: the support-reshaping paper, "opening intervention": which opening a response starts with causally
 changes math searchability, and RLVR mostly re-ranks openings the base already had.
 
 1. Openings (first m tokens) are counted in every model's samples of the eval set (those

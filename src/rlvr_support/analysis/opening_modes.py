@@ -1,6 +1,6 @@
 """Opening modes (DRI / DAI / other, metrics.opening_modes) per checkpoint, eval set and benchmark.
 
-Source: seeds/000: RLVR on one task moves the other task's responses from deliberative-reasoning
+Source: the support-reshaping paper: RLVR on one task moves the other task's responses from deliberative-reasoning
 openings (DRI) to direct-answer openings (DAI).  Every sample's text is classified by the
 configured rules (`analysis.opening_modes`); a row gives the mean over prompts of the per-prompt
 share of samples in the mode, with a CI over prompts and RL seeds, and the paired difference to

@@ -1,6 +1,6 @@
 """Response openings (first m tokens) of each checkpoint against the base, per eval set and benchmark.
 
-Source: seeds/000: RLVR mostly *re-ranks* openings the base already produced, and IF-RLVR
+Source: the support-reshaping paper: RLVR mostly *re-ranks* openings the base already produced, and IF-RLVR
 moves math answers from step-by-step openings to direct answers.  Per chain, eval set and
 benchmark (seeds pooled: a chain's opening distribution is the mixture of its seeds' samples):
 

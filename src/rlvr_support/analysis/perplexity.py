@@ -1,6 +1,6 @@
 """Perplexity of reference solutions under the base and each checkpoint.
 
-Source: seeds/003 (The Invisible Leash), sec. 4.3: RLVR policies give external reference
+Source: The Invisible Leash, sec. 4.3: RLVR policies give external reference
 solutions a higher perplexity than the base does (they narrow towards their own modes).
 In the toy world the references are the generator's canonical solutions of each eval math
 problem in every style (toyworld.world.reference_solutions), i.e. text the base was

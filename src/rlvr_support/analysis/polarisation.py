@@ -1,5 +1,6 @@
 """Polarisation: how a checkpoint moves per-prompt success counts (c of n) to the extremes 0/n and
-n/n against the base, per eval set and benchmark (seeds/000; buckets and moves: metrics.polarisation).
+n/n against the base, per eval set and benchmark (Verifier-Induced Support Reshaping; buckets and moves:
+metrics.polarisation).
 
 Three tables, RL seeds pooled (counts are means over seeds):
 

@@ -1,6 +1,6 @@
 """Position-wise JS divergence between the base and a checkpoint on the same prefixes.
 
-Source: seeds/000 (verifier-induced support reshaping): the shift RLVR makes sits in the
+Source: Verifier-Induced Support Reshaping: the shift RLVR makes sits in the
 first response tokens.  For a subset of eval prompts (``prompts``, drawn with the analysis
 seed, the same subset for every checkpoint) and their first ``samples_per_prompt``
 samples with token arrays (``sampling.token_arrays``), both policies are run teacher-forced over the same token sequence and

@@ -11,7 +11,7 @@ Per checkpoint (RL seeds pooled), eval set and benchmark, with CIs over prompts 
   of constraints met) on the whole response, on the answer, and on the reasoning (over responses
   that have one: ReasonIF's question, whether the trace itself keeps the constraints);
 - `bypass`: of the responses that meet every constraint, the share that has no reasoning segment:
-  the constraint was met by skipping the reasoning (seeds/000: IF-RLVR favours direct answers).
+  the constraint was met by skipping the reasoning (Verifier-Induced Support Reshaping: IF-RLVR favours direct answers).
 """
 
 from __future__ import annotations

@@ -163,8 +163,8 @@ TEACHER_METRICS = ["current_pass@1", "previous_pass@1", "previous_best@k"]
 
 
 def teacher_table(table: pd.DataFrame, teachers: dict[str, dict]) -> pd.DataFrame:
-    """On-policy distillation against its teacher (seeds/000's "sweet spot"): the rows of the comparison
-    `table` for the distilling chains in `teachers` ({chain: {teacher, teacher_step, teacher_fraction}},
+    """On-policy distillation against its teacher (the support-reshaping paper's "sweet spot"): the rows of the
+    comparison `table` for the distilling chains in `teachers` ({chain: {teacher, teacher_step, teacher_fraction}},
     config/chains.distill_teacher) and their plain chains, with the teacher beside each; both tasks'
     mean@k (pass@1 = the mean reward over the n samples) and the previous task's best@k.
     Sorted by plain chain, then teacher step (the plain chain, no teacher, first)."""

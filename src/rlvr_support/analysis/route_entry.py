@@ -2,7 +2,7 @@
 interior JS (metrics.divergence.route_entry_ratio), per pair of models (checkpoint vs base),
 eval set, benchmark and prefix source, beside the position curves of analysis.positional_js.
 
-Source: seeds/000 finds the base-RLVR divergence concentrated where the route is entered, the
+Source: the support-reshaping paper finds the base-RLVR divergence concentrated where the route is entered, the
 first response token carrying 9.8x to 106.7x the interior JS on AIME.  Read from the positional-JS
 runs (per sequence and position, for prefixes of the base and of the checkpoint): the curve
 J_t = sum JS / tokens at t pools the sequences of every prompt, so the ratio is a function of

@@ -1,4 +1,4 @@
-"""Single-token interventions between the base and a checkpoint (seeds/000's single-token table).
+"""Single-token interventions between the base and a checkpoint (the support-reshaping paper's single-token table).
 
 `single_token_run` samples, for one checkpoint and one eval set's prompt subset, both directions of
 sampling/single_token.py (recipient the checkpoint with the base as donor, and the other way round),

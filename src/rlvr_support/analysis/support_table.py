@@ -3,7 +3,7 @@
 Each benchmark of an eval set (analysis.benchmarks) is its own row, at its own budget k; there
 are no pooled rows (benchmarks with different n have different eps).
 
-Source: seeds/003 (The Invisible Leash), sec. 3-4.  Per eval prompt, a policy has the
+Source: The Invisible Leash, sec. 3-4.  Per eval prompt, a policy has the
 prompt in its empirical support when any of its k = n samples succeeds (reward >= 1:
 math correct, IFEval prompt-level strict, joint hard accuracy); sampling n times reaches,
 with probability >= 1 - delta, every success of probability >= eps = 1 - delta**(1/n)

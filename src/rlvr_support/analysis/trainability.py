@@ -1,7 +1,7 @@
 """Future trainability: the share of a checkpoint's prompts whose G-rollout GRPO group would be
 all-fail, all-success or mixed, per eval set, benchmark and group size G.
 
-Source: seeds/000 (a later RLVR stage learns only from mixed groups; metrics.trainability has the
+Source: the support-reshaping paper (a later RLVR stage learns only from mixed groups; metrics.trainability has the
 estimator, its formula and sources).  Per prompt the probabilities come from its n evaluation
 samples with c successes (reward >= 1, scoring.rewards.success); a row is the mean over prompts,
 its CI a bootstrap over prompts and RL seeds (metrics.bootstrap.bootstrap_ci_grouped).  Group

@@ -19,7 +19,7 @@ their mean with a percentile bootstrap CI over prompts (metrics.bootstrap.bootst
   analysis.openings_table (the response's first word).
 
 The association table asks whether, across checkpoints, the style mix moves with best@k (the
-verifier-induced support story of seeds/000: a checkpoint that answers directly more often
+verifier-induced support story of the support-reshaping paper: a checkpoint that answers directly more often
 covers fewer prompts): Pearson r between a style share and best@k over all points of an eval
 set and benchmark, with a bootstrap CI over points, and Spearman's rho.
 """

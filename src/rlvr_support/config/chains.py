@@ -50,7 +50,7 @@ def distill_teacher(config: dict, chain: str) -> tuple[str, int, bool] | None:
     """(teacher, its step along the teacher chain, whether it is a kept trajectory point) of a chain
     whose variant distils; None otherwise. `teacher` is `base` (step 0) or the parent chain: its final
     weights (step rl.steps), or with `distill.teacher_step: s` the weights its stage kept at step s,
-    so teachers along the teacher chain's training can be compared (seeds/000's sweet spot)."""
+    so teachers along the teacher chain's training can be compared (the support-reshaping paper's sweet spot)."""
     name = variant(chain)
     distill = (config.get("variants", {}).get(name) or {}).get("distill") if name else None
     if not distill:

@@ -33,7 +33,8 @@ ANALYSIS_DEFAULTS = {
         "reasoning_prefixes": [],
     },
     # opening-mode rules, regular expressions matched at the start of a response (metrics/opening_modes.py):
-    # seeds/000's deliberative-reasoning and direct-answer openings, and the toy world's `step` / `answer : N`
+    # the support-reshaping paper's deliberative-reasoning and direct-answer openings, and the toy world's `step` /
+    # `answer : N`
     "opening_modes": {
         "dri": [r"<think>", r"let'?s\b", r"let us\b", r"first\b", r"to solve\b", r"we need\b", r"step\b"],
         "dai": [r"the (?:final )?answer is\b", r"\$*\\boxed", r"answer\s*:", r"[-+]?\$?\d[\d,]*(?:\.\d+)?(?![\d.)])"],

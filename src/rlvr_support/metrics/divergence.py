@@ -1,6 +1,6 @@
 """Jensen-Shannon divergence between next-token distributions, by response position.
 
-Source: seeds/000 (verifier-induced support reshaping), position-wise JS divergence
+Source: Verifier-Induced Support Reshaping, position-wise JS divergence
 between the base and RL policies' next-token distributions on the same prefixes.
 
     M = (P + Q) / 2,   JS(P, Q) = 1/2 KL(P || M) + 1/2 KL(Q || M)
@@ -96,7 +96,7 @@ def share_in_first_m(js_by_position: np.ndarray, m: int) -> float:
 def route_entry_ratio(curve: np.ndarray) -> np.ndarray:
     """JS at the first response position over the mean JS of the interior positions, per curve.
 
-    seeds/000 ("route entry"): the divergence between base and RLVR policy is largest where the
+    the support-reshaping paper ("route entry"): the divergence between base and RLVR policy is largest where the
     response starts, 9.8x to 106.7x the interior level on AIME.  With the mean JS curve J_t over
     positions t = 0..T-1 (last axis; NaN where no sequence has a token)::
 

@@ -1,4 +1,4 @@
-"""Answer-level and token-level entropy (Invisible Leash, Wu et al. 2025, seeds/003).
+"""Answer-level and token-level entropy (The Invisible Leash, Wu et al. 2025).
 
 * Answer-level entropy of one prompt's n samples: ``H = -sum_j p_j ln p_j`` over the
   unique extracted final answers j with empirical frequencies p_j; a sample with no

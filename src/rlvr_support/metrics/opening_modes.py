@@ -1,7 +1,7 @@
 """Opening modes of a response, read from its text: deliberative-reasoning initiation (DRI),
 direct-answer initiation (DAI) or other.
 
-Source: seeds/000 distinguishes responses that open by starting to reason (DRI: "Let's",
+Source: the support-reshaping paper distinguishes responses that open by starting to reason (DRI: "Let's",
 "First", "To solve", "We need", "<think>", "Step 1") from responses that open with the answer
 (DAI: "The answer is", "\\boxed", "Answer:", a bare number), and finds RLVR on one task moving the
 other task's openings from DRI to DAI.

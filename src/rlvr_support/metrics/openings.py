@@ -1,6 +1,6 @@
 """Response openings: the first m tokens of a response, their distribution and rank shift.
 
-Source: seeds/000 (verifier-induced support reshaping): RLVR mostly *re-ranks*
+Source: Verifier-Induced Support Reshaping: RLVR mostly *re-ranks*
 openings the base model already produced.  An opening key is a tuple of the first
 m token ids (token input) or a string of the first m whitespace-separated words
 (text input).  Ranks are ordinal: 1 = most frequent; ties are broken by the

@@ -18,7 +18,7 @@ All functions are pure numpy. Conventions:
 
       best@k = sum_{i=k}^{n} C(i-1, k-1) / C(n, k) * r_(i)
 
-  (the "max@k" estimator used e.g. in the verifier-induced support paper, seeds/000).
+  (the "max@k" estimator used e.g. in the Verifier-Induced Support Reshaping paper).
   For binary rewards it equals pass@k.
 
 Numerical notes: ratios of binomials are never formed from factorials.  For a fixed

@@ -1,6 +1,6 @@
 """Polarisation of per-prompt success: prompts pushed to never (0/n) or always (n/n) solved.
 
-Source: seeds/000 reports RLVR moving prompts to the extremes of the success-count scale
+Source: the support-reshaping paper reports RLVR moving prompts to the extremes of the success-count scale
 (Math-RLVR on IFEval: "0/32 +67; 32/32 +73 prompts").  A prompt's success count c out of its n
 samples falls into one of four buckets::
 

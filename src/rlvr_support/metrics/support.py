@@ -1,6 +1,6 @@
 """Empirical support of a policy and how RLVR changes it ("The Invisible Leash", Wu et al. 2025).
 
-Source: seeds/003 (Wu et al., "The Invisible Leash: Why RLVR May Not Escape Its Origin",
+Source: (Wu et al., "The Invisible Leash: Why RLVR May Not Escape Its Origin",
 2025), sec. 3 (empirical support) and their support-change metrics.
 
 * A problem is *in the empirical support* of a policy when at least one of its k sampled

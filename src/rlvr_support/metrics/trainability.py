@@ -3,7 +3,7 @@
 Source: GRPO (Shao et al. 2024, "DeepSeekMath", sec. 4.1) normalises each rollout's reward by its
 group's mean and standard deviation, so a group whose G rewards are all equal (all fail or all
 succeed) has zero advantage everywhere and contributes no gradient; DAPO (Yu et al. 2025, sec. 3.2,
-"dynamic sampling") filters exactly those groups. seeds/000 uses the share of such groups on a
+"dynamic sampling") filters exactly those groups. the support-reshaping paper uses the share of such groups on a
 task as a measure of how trainable a checkpoint still is there for a later RLVR stage.
 
 From a prompt's n evaluation samples with c successes, the probability that G rollouts drawn

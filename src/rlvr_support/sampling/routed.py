@@ -1,4 +1,4 @@
-"""The routing prior at sampling time (seed 000's mitigation, measured directly on best@k).
+"""The routing prior at sampling time (the support-reshaping paper's mitigation, measured directly on best@k).
 
 Each of the n samples of a prompt is routed with probability gamma: its first m tokens come
 from the reference policy (by default the base), then the policy continues. Unrouted samples

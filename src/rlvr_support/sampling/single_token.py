@@ -1,4 +1,4 @@
-"""Single-token interventions (seeds/000's single-token table): change one response token, let the
+"""Single-token interventions (the support-reshaping paper's single-token table): change one response token, let the
 model write the rest, and see what that one token does to best@k and to the opening mode.
 
 For a recipient R and a donor D (another checkpoint with the same tokenizer), per prompt, n samples

@@ -7,7 +7,7 @@ the trainer calls them on the device without copies; tests call them on hand-mad
 Sources
 - GRPO advantage: Shao et al. 2024 (DeepSeekMath), ``A_i = (r_i - mean(r)) / (std(r) + eps)``;
   TRL's `scale_rewards` ("group" | "batch" | "none") decides the denominator.
-- Inverse-success calibration: "When Sharpening Becomes Collapse" (seeds/004): positive
+- Inverse-success calibration: "When Sharpening Becomes Collapse": positive
   advantages of a group with |S+| successes are scaled by ``(G - |S+|)**alpha`` so hard prompts
   (few successes) weigh more; the scales are renormalised to mean 1 over the groups that carry
   a learning signal, so alpha changes the balance between prompts, not the step size.

@@ -1,4 +1,4 @@
-"""Distribution-level calibration ("When Sharpening Becomes Collapse", seeds/004): a memory network.
+"""Distribution-level calibration ("When Sharpening Becomes Collapse"): a memory network.
 
 A small recurrent LM over completion tokens is trained online, by cross-entropy, on the rollouts
 the policy has already produced, so it learns what the policy keeps sampling. Rollouts are then

@@ -6,7 +6,7 @@ chain, scores them with the evaluation's verifiers, and appends, per task:
 
     step, task, role (current|previous), n_prompts, n, pass@1, best@k (k = n, graded reward),
     coverage (share of prompts with >= 1 success in n), opening_entropy (nats, of the pooled
-    distribution of the first m response tokens; seeds/000 locates the shift there)
+    distribution of the first m response tokens; the support-reshaping paper locates the shift there)
 
 to a CSV at full precision (the shortest text that reads back to the same float): a resumed run
 reloads its rows from the CSV in `_partial/`, and rounded rows would give it another monitor.csv,
