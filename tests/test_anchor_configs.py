@@ -115,7 +115,7 @@ def test_the_budget_counts_both_checkpoints_and_no_training(config, tmp_path):
     per_checkpoint = sum(p * benchmark_sampling(raw["sampling"], b)["n"] for b, p in PROMPTS[config].items())
     # exact in the plan; the verb's CSV keeps 6 significant digits
     cfg = budget_config(fill_defaults(load_config(REPO / config)))
-    k = {r.kind: r for r in plan(cfg, tmp_path / "none")[0]}
+    k = {r.kind: r for r in plan(cfg)[0]}
     assert k["sample"].sequences == 2 * per_checkpoint
     rows = pd.read_csv(out.with_suffix(".csv")).set_index("kind")
     assert rows.loc["sample", "sequences"] == pytest.approx(2 * per_checkpoint, rel=1e-5)

@@ -16,10 +16,11 @@ import pandas as pd
 import pytest
 import yaml
 
-from rlvr_support.analysis.budget import (budget_config, eval_prompt_counts, plan, probe_steps, rollouts_per_step,
-                                          toy_params)
+from rlvr_support.analysis.budget import (budget_config, budget_tasks, eval_prompt_counts, plan, probe_steps,
+                                          prompt_jobs, rollouts_per_step, toy_params)
 from rlvr_support.config.defaults import fill_defaults
 from rlvr_support.config.validate import validate_config
+from rlvr_support.lineage.prompt_files import prompt_files
 from test_external_checkpoints import model_folder
 
 REPO = Path(__file__).resolve().parents[1]
@@ -167,13 +168,13 @@ def test_per_benchmark_overrides_and_counts_from_the_prompt_file(tmp_path):
     # 3 checkpoints; math: legs_eval 3 x n 6 (its override), arith_eval 3 x 2; if 3 x 2; joint 3 x 2
     assert k["sample"].sequences == 3 * (18 + 6 + 6 + 6)
     assert k["sample"].generated_tokens == 3 * (18 * 20 + (6 + 6 + 6) * 12)  # 0.5 x 40, 0.5 x 24
-    # the prompt file wins over the sources' sizes when it exists
+    # a prompt file (one this config's data made: tests/test_budget_inputs.py) wins over the sources' sizes
     rows = [{"id": f"legs_eval-{i}", "split": "eval", "source": "legs_eval"} for i in range(5)]
     rows += [{"id": f"a-{i}", "split": "train", "source": "arith_train"} for i in range(8)]
     (tmp_path / "math.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    counts, origin = eval_prompt_counts(cfg, "math", tmp_path)
+    counts, origin = eval_prompt_counts(cfg, "math", tmp_path / "math.jsonl")
     assert counts == {"legs_eval": 5} and origin == str(tmp_path / "math.jsonl")
-    assert eval_prompt_counts(cfg, "if", tmp_path)[0] == {"ift_eval": 3}  # no file: the source's size
+    assert eval_prompt_counts(cfg, "if")[0] == {"ift_eval": 3}  # no file: the source's size
 
 
 def test_token_arrays_only_for_the_first_k_samples_shrink_disk():
@@ -260,7 +261,9 @@ def _check_against_run(run: Path, config: Path, tmp_path: Path, label: str):
     actual = [pd.read_parquet(p, columns=["n_tokens"]) for p in _sample_parquets(results)]
     actual_tokens = float(sum(df["n_tokens"].sum() for df in actual))
     actual_rows = sum(len(df) for df in actual)
-    rows, facts = plan(cfg, results / "data" / "prompts", _pilot(run, tmp_path))
+    files, ignored = prompt_files(prompt_jobs(cfg), results / "data" / "prompts")
+    assert not ignored and set(files) == set(budget_tasks(cfg)), "the run's own prompt files are its config's"
+    rows, facts = plan(cfg, files, _pilot(run, tmp_path))
     # the sample jobs: the checkpoints at full budget and the trajectory points at theirs
     sampled = [r for r in rows if r.kind in ("sample", "trajectory")]
     est, seqs = sum(r.generated_tokens for r in sampled), sum(r.sequences for r in sampled)
@@ -293,23 +296,23 @@ def test_smollm2_estimate_matches_the_tokens_generated(smol_run, tmp_path):
     _check_against_run(smol_run, SMOL, tmp_path, "smollm2-reduced")
 
 
-def test_paper_config_budget_runs_on_known_sizes(tmp_path):
+def test_paper_config_budget_runs_on_known_sizes():
     """configs/paper.yaml before its data exists: every eval source's size is known."""
     cfg = budget_config(fill_defaults(validate_config(yaml.safe_load((REPO / "configs" / "paper.yaml").read_text()))))
-    rows, facts = plan(copy.deepcopy(cfg), tmp_path / "no-prompts-yet")
+    rows, facts = plan(copy.deepcopy(cfg))
     assert all(sum(c.values()) > 0 for c in facts["counts"].values())
     assert {r.kind for r in rows} >= {"sample", "train", "base_metrics"}
 
 
 @pytest.mark.parametrize("config", ["paper.yaml", "paper-limit.yaml", "paper-leash.yaml", "leash-prorl.yaml",
                                     "limit-simplerl.yaml"])
-def test_paper_configs_runtimes_cover_their_estimated_hours_per_job(config, tmp_path):
+def test_paper_configs_runtimes_cover_their_estimated_hours_per_job(config):
     """Each GPU job kind's resources.<kind>.runtime holds the hours the throughput model estimates for one job."""
     from rlvr_support.analysis.budget import runtime_problems
 
     cfg = budget_config(fill_defaults(validate_config(yaml.safe_load((REPO / "configs" / config).read_text()))))
-    rows, _ = plan(copy.deepcopy(cfg), tmp_path / "no-prompts-yet")
+    rows, _ = plan(copy.deepcopy(cfg))
     assert runtime_problems(rows) == []
     tight = copy.deepcopy(cfg)
     tight["resources"]["sample"]["runtime"] = 1  # a minute: every sample job's estimate exceeds it
-    assert any("sample" in p for p in runtime_problems(plan(tight, tmp_path / "no-prompts-yet")[0]))
+    assert any("sample" in p for p in runtime_problems(plan(tight)[0]))

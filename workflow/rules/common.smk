@@ -32,6 +32,7 @@ from rlvr_support.config.defaults import VARIANT_META, fill_defaults, gradient_c
 from rlvr_support.config.numerics import ENV_VAR as NUMERICS_ENV
 from rlvr_support.config.revisions import revision_warning
 from rlvr_support.config.validate import ConfigError, check_duplicate_keys, validate_config
+from rlvr_support.data.prompt_job import task_sources, world_prompts_cfg
 from rlvr_support.data.toyworld.limits import check_toy_world
 from rlvr_support.data.verifiers import task_verifiers, verifiers_arg
 from rlvr_support.lineage.codehash import code_manifest
@@ -166,8 +167,9 @@ def get_conda_env(kind):
 
 
 def get_world_prompts_cfg(wildcards=None):
-    """The toy world's prompt sets read the world's seed and per-task sizes, not its corpus."""
-    return compact_json({k: config["world"][k] for k in ("seed", "math", "if", "joint")})
+    """The toy world's prompt sets read the world's seed and per-task sizes, not its corpus (data/prompt_job.py:
+    the budget checks a prompt file's provenance against the same keys)."""
+    return compact_json(world_prompts_cfg(config))
 
 
 def get_world_corpus_cfg(wildcards=None):
@@ -416,8 +418,8 @@ def get_parent(wildcards):
 
 
 def get_task_sources(wildcards):
-    """A `datasets` world's sources for one task, as JSON for `data-sources --sources`."""
-    return compact_json(config["world"]["tasks"][wildcards.task])
+    """A `datasets` world's sources for one task, as JSON for `data-sources --sources` (data/prompt_job.py)."""
+    return compact_json(task_sources(config, wildcards.task))
 
 
 def get_stage_task(wildcards):

@@ -31,6 +31,7 @@ from rlvr_support.config.benchmarks import benchmark_sampling, prompt_benchmark,
 from rlvr_support.config.chains import TASKS, stages
 from rlvr_support.config.checkpoints import (external_checkpoints, externals_of, analysis_checkpoints,
                                              trajectory_point_labels, trajectory_runs)
+from rlvr_support.data.prompt_job import prompt_job
 from rlvr_support.storage.atomic import read_jsonl, read_samples
 
 ARRAY_BYTES_PER_TOKEN = 4 + 4 + 4  # token id int32, log-prob float32, entropy float32
@@ -59,6 +60,8 @@ def budget_config(config: dict) -> dict:
     return {
         "study": config["study"],
         "world": w,
+        # the data job of each task's prompt file: a prompt file is counted only when its provenance records it
+        "prompt_jobs": {t: prompt_job(config, t) for t in TASKS},
         # what the memory plan and the throughput model read of a model: its shape (arch, or config.json by path)
         "models": {m: {k: v for k, v in spec.items() if k in ("kind", "arch", "path", "revision", "gguf_file",
                                                               "max_positions")} for m, spec in specs.items()},
@@ -106,16 +109,27 @@ def sample_budget(cfg: dict, bench: str) -> tuple[int, int]:
 # ---- prompts per benchmark
 
 
-def eval_prompt_counts(cfg: dict, task: str, prompts_dir: str | Path | None = None) -> tuple[dict[str, int], str]:
-    """({benchmark: eval prompts} in file order, where the counts come from): the task's prompt file
-    when it exists, else the sources' `limit`/`size`, local files or KNOWN_SIZES (data/sources/sizes.py)."""
-    path = Path(prompts_dir) / f"{task}.jsonl" if prompts_dir else None
-    if path is not None and path.is_file():
+def budget_tasks(cfg: dict) -> list[str]:
+    """The tasks whose prompts the study reads: its eval sets and every task a chain trains on."""
+    return [t for t in TASKS if t in cfg["eval_sets"] or any(t in stages(c) for c in cfg["chains"])]
+
+
+def prompt_jobs(cfg: dict) -> dict[str, dict]:
+    """{task: the data job that makes its prompt file} of the tasks the study reads; a prompt file is counted
+    only when its provenance records that job (lineage/prompt_files.py)."""
+    return {t: cfg["prompt_jobs"][t] for t in budget_tasks(cfg)}
+
+
+def eval_prompt_counts(cfg: dict, task: str, prompt_file: str | Path | None = None) -> tuple[dict[str, int], str]:
+    """({benchmark: eval prompts} in file order, where the counts come from): `prompt_file` when given (a
+    file this config's data made: lineage/prompt_files.py), else the sources' `limit`/`size`, local files or
+    KNOWN_SIZES (data/sources/sizes.py)."""
+    if prompt_file is not None:
         counts: dict[str, int] = {}
-        for r in read_jsonl(path):
+        for r in read_jsonl(prompt_file):
             if r["split"] == "eval":
                 counts[prompt_benchmark(r)] = counts.get(prompt_benchmark(r), 0) + 1
-        return counts, str(path)
+        return counts, str(prompt_file)
     world = cfg["world"]
     if world["kind"] == "toy":
         return {task: world[task]["eval"]}, f"world.{task}.eval"
@@ -650,16 +664,19 @@ def pilot_efficiencies(pilot: dict):
     return efficiencies_from_pilot(pilot, shape_from_config(pilot["model_config"]), GPUS[pilot["gpu_type"]])
 
 
-def plan(cfg: dict, prompts_dir: str | Path | None = None, measured_dir: str | Path | None = None
+def plan(cfg: dict, prompt_files: dict[str, Path] | None = None, measured_dir: str | Path | None = None
          ) -> tuple[list[Row], dict]:
     """(rows for every model, facts for the report: prompt counts and their origin, measurements, each model's
-    throughputs and memory plans). `measured_dir` is an earlier run's results/ folder or a pilot's JSON file."""
+    throughputs and memory plans). `prompt_files` is {task: prompt file} of the files made from cfg's data
+    (lineage/prompt_files.py; other tasks are counted from the sources); `measured_dir` is an earlier run's
+    results/ folder or a pilot's JSON file."""
     from rlvr_support.planning.throughput import Efficiencies
 
-    tasks = [t for t in TASKS if t in cfg["eval_sets"] or any(t in stages(c) for c in cfg["chains"])]
+    if isinstance(prompt_files, (str, Path)):
+        raise TypeError(f"plan: prompt_files is {{task: file}} (lineage/prompt_files.py), not a folder: {prompt_files}")
     counts, origin = {}, {}
-    for t in tasks:
-        counts[t], origin[t] = eval_prompt_counts(cfg, t, prompts_dir)
+    for t in budget_tasks(cfg):
+        counts[t], origin[t] = eval_prompt_counts(cfg, t, (prompt_files or {}).get(t))
     pilot = load_pilot(measured_dir) if measured_dir and Path(measured_dir).is_file() else None
     eff = pilot_efficiencies(pilot) if pilot else Efficiencies()
     rows, facts = [], {"counts": counts, "origin": origin, "measured": {}, "rates": {}, "pilot": pilot,
@@ -760,6 +777,8 @@ def report_markdown(cfg: dict, rows: list[Row], facts: dict) -> str:
         table[-1][10] += " + checkpoints of unknown size"
     out += ["", markdown_table(header, table)]
     out.append("Prompts per benchmark (eval split):")
+    if facts.get("prompt_files"):  # which prompt files were used or ignored, and why (set by the verb)
+        out.append(f"- {facts['prompt_files']}")
     for t, counts in facts["counts"].items():
         shown = ", ".join(f"{bench} {p}" for bench, p in counts.items())
         n_of = ", ".join(f"{bench} n={sample_budget(cfg, bench)[0]}, max_new_tokens={sample_budget(cfg, bench)[1]}"
