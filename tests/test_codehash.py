@@ -323,3 +323,38 @@ def test_every_rule_whose_verb_loads_verifiers_passes_and_hashes_them():
             else:  # verifiers_arg(X()) with get_code("verb", X())
                 inner = re.match(r"verifiers_arg\((\w+\(\))\)", ver).group(1)
                 assert code.endswith(f", {inner})"), f"rule {rule}: --verifiers {inner}, code {code}"
+
+
+# ---- the disk cache of per-file summaries
+
+
+def test_a_file_parsed_once_is_read_from_the_disk_cache_by_the_next_process(tmp_path, monkeypatch):
+    """A second process (the cache in memory cleared) takes the hash and imports from disk without parsing; an
+    edited text misses and is parsed; an unreadable entry is parsed again; `off` never reads or writes."""
+    monkeypatch.setenv(codehash.CACHE_ENV, str(tmp_path / "cache"))
+    module = tmp_path / "m.py"
+    module.write_text(MODULE + "\nfrom rlvr_support.metrics import passk\n")
+    codehash._summary.cache_clear()
+    first = (codehash.file_hash(module), codehash._summary(module.read_text(), str(module))[1])
+    entries = list((tmp_path / "cache").rglob("*.json"))
+    assert len(entries) == 1 and ("rlvr_support", "metrics", "passk") in first[1]
+
+    def no_parse(*a):
+        raise AssertionError("parsed again")
+
+    codehash._summary.cache_clear()
+    with monkeypatch.context() as m:
+        m.setattr(codehash, "_parsed", no_parse)
+        assert (codehash.file_hash(module), codehash._summary(module.read_text(), str(module))[1]) == first
+        module.write_text(CHANGED["constant"])
+        with pytest.raises(AssertionError, match="parsed again"):
+            codehash.file_hash(module)
+    module.write_text(MODULE + "\nfrom rlvr_support.metrics import passk\n")
+    entries[0].write_text("{truncated")
+    codehash._summary.cache_clear()
+    assert codehash.file_hash(module) == first[0]
+    monkeypatch.setenv(codehash.CACHE_ENV, "off")
+    codehash._summary.cache_clear()
+    assert codehash.file_hash(module) == first[0] == codehash.hashlib.sha256(
+        codehash.canonical_source(module).encode()).hexdigest()[:16]
+    codehash._summary.cache_clear()
