@@ -4,6 +4,8 @@ results/.study; another study's run there is refused before any job, naming the 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pytest
 
@@ -31,6 +33,9 @@ def test_a_second_study_is_refused_before_any_job_in_another_studys_directory(tm
     written), while the same study (another seed) plans as usual."""
     run_snakemake(tmp_path, "results/data/prompts/math.jsonl")
     assert json.loads((tmp_path / "results" / STAMP).read_text())["study"] == "smoke"
+    audit = subprocess.run([sys.executable, "-m", "rlvr_support", "audit", "results", "--quick"], cwd=tmp_path,
+                           capture_output=True, text=True)
+    assert audit.returncode == 0, audit.stdout + audit.stderr  # the stamp holds no result: not an audit finding
     prompts = {p: p.stat().st_mtime_ns for p in (tmp_path / "results" / "data" / "prompts").glob("*.jsonl")}
     proc = run_snakemake(tmp_path, "-n", "--", "all", config=REPO / "configs" / "paper.yaml", check=False)
     out = proc.stdout + proc.stderr

@@ -49,7 +49,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from rlvr_support.lineage.sidecar import (SUFFIX, TREE_ID, Described, described, job_root, load, same_tree,
+from rlvr_support.lineage.sidecar import (SUFFIX, TREE_FILES, Described, described, job_root, load, same_tree,
                                           sha256_file, sidecar_of)
 from rlvr_support.lineage.integrity import Problem, checkpoint_problems, checkpoint_record, own_problems
 from rlvr_support.lineage.integrity import display_path as _display
@@ -245,8 +245,8 @@ def tree_audit(folder: str | Path, recomputer: Recomputer | None = None) -> tupl
     folder = Path(folder)
     lin = Lineage(tree=folder.resolve(), recomputer=recomputer)
     counts, sidecars, data = Counter(), [], []
-    # the tree's identity (and a temp of it a killed job left) holds no result
-    for p in sorted(p for p in folder.rglob("*") if p.is_file() and not p.name.startswith(TREE_ID)):
+    # the tree's identity and its study (and a temp of either a killed job left) hold no result
+    for p in sorted(p for p in folder.rglob("*") if p.is_file() and not p.name.startswith(TREE_FILES)):
         if part := next((d for d in p.relative_to(folder).parts[:-1] if d in UNTRACKED), None):
             counts[f"in {part}/ ({UNTRACKED[part]}, not under provenance)"] += 1
         else:

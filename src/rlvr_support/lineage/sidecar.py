@@ -55,6 +55,9 @@ def tree_top(path: str | os.PathLike, cwd: Path) -> Path | None:
 # audit tells a file remade in this tree (stale) from one copied in from another tree (replaced)
 # by it, not by the absolute path of the working directory, which a move changes.
 TREE_ID = ".provenance-tree"
+# The study the tree belongs to (lineage/study_tree.py), beside its identity: neither holds a result.
+STUDY_STAMP = ".study"
+TREE_FILES = (TREE_ID, STUDY_STAMP)
 
 
 def tree_id(top: Path) -> str | None:

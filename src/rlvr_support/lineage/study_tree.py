@@ -12,9 +12,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from rlvr_support.lineage.sidecar import STUDY_STAMP as STAMP
 from rlvr_support.storage.atomic import write_text
-
-STAMP = ".study"
 
 
 def recorded_study(results: str | Path) -> dict | None:
