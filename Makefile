@@ -66,7 +66,7 @@ test-fast: setup  ## the unit tests only, for the edit-test loop (a few minutes)
 report: setup  ## an HTML report of every figure and table of the last run
 	source $(BIN)/activate && snakemake --cores $(CORES) all --report report.html
 
-bench: setup  ## the benchmark suite: writes bench/RESULTS.md (about 10 minutes; vLLM case if .venv-vllm exists)
+bench: setup  ## the benchmark suite: regenerates bench/RESULTS.md whole (about 25 minutes; vLLM case if .venv-vllm exists); `python bench/run.py --quick` checks that every case runs (about 3 minutes; tests/test_bench.py)
 	source $(BIN)/activate && python bench/run.py
 
 dry-run-slurm: setup  ## plan the study under the SLURM profile

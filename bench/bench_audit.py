@@ -14,7 +14,7 @@ be), and then every other job downstream of them is rerun through the CLI, in or
 sidecar records it: tables, figures, claims. The result is a tree that audits clean, with 10x the
 samples and scores rows, and tables computed from them.
 
-    python bench/bench_audit.py --run /path/to/finished/run [--scale 10] [--repeat 2]
+    python bench/bench_audit.py --run /path/to/finished/run [--scale 10] [--repeat 2] [--axes samples prompts]
 
 Each audit runs as `python -m rlvr_support audit results/ [--quick]` in its own process (the
 interpreter's start-up included, as a user sees it); the median wall time of `--repeat` runs.
@@ -40,6 +40,7 @@ import pyarrow.parquet as pq
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
+from rlvr_support.config.numerics import ENV_VAR as NUMERICS_ENV  # noqa: E402
 from rlvr_support.lineage.sidecar import SUFFIX, sha256_file  # noqa: E402
 
 ROWS = ("samples", "scores")  # the folders whose files get `scale` times the rows, wherever they are
@@ -141,13 +142,22 @@ def build_scaled(run: Path, dest: Path, scale: int, axis: str) -> dict:
                     side.write_text(json.dumps(r, indent=2, sort_keys=True) + "\n")
             else:
                 proc = subprocess.run([sys.executable, "-m", "rlvr_support", *rec["command"][3:]],
-                                      capture_output=True, text=True)
+                                      capture_output=True, text=True, env=numerics_env(rec))
                 if proc.returncode:
                     raise RuntimeError(f"rerunning {rec['verb']} failed:\n{proc.stderr[-3000:]}")
                 reran += 1
             job["state"] = "done"
             done |= set(outputs)
     return {"rows": rows, "files": len(changed), "reran": reran}
+
+
+def numerics_env(rec: dict) -> dict[str, str]:
+    """Our environment with the numerics the job of sidecar record `rec` ran under (config/numerics.py:
+    Snakemake hands them to every job in RLVR_NUMERICS), so that its rerun records the same and the
+    audit finds no mixed numerics in the tree."""
+    env = {k: v for k, v in os.environ.items() if k != NUMERICS_ENV}
+    spec = (rec.get("numerics") or {}).get("spec")
+    return {**env, NUMERICS_ENV: json.dumps(spec)} if spec else env
 
 
 def _pending(jobs: dict, done: set) -> set:
@@ -182,8 +192,9 @@ def main() -> None:
     ap.add_argument("--run", type=Path, required=True, help="a finished run's working directory (holds results/)")
     ap.add_argument("--scale", type=int, default=10)
     ap.add_argument("--repeat", type=int, default=2)
-    ap.add_argument("--axes", nargs="+", default=["samples", "prompts"], choices=["samples", "prompts"],
-                    help="scale the samples per prompt, the prompts, or each in a tree of its own")
+    ap.add_argument("--axes", nargs="*", default=["samples", "prompts"], choices=["samples", "prompts"],
+                    help="scale the samples per prompt, the prompts, or each in a tree of its own; none: "
+                    "the finished run alone (each scaled tree reruns every table and figure job once)")
     a = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-audit-") as tmp:
         one = Path(tmp) / "1x"

