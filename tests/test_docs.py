@@ -6,18 +6,27 @@ check catches what it is for."""
 from __future__ import annotations
 
 import functools
+import os
+import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
 from conftest import REPO
-from docs_checks import (config_problems, configfile_sequences, documented_sequences, link_problems,
-                         make_problems, makefile_targets, parse, verb_problems)
+from docs_checks import (Command, command_problems, commands, config_problems, configfile_sequences,
+                         configfile_trap, documented_sequences, link_problems, make_problems, makefile_targets,
+                         measurement_problems, needs_problems, parse, snakemake_targets, verb_problems)
 from rlvr_support.cli.main import build_parser
 from rlvr_support.config.validate import load_config
 from rlvr_support.data.toyworld.limits import check_toy_world
 
 DOCS = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+# where commands are shown besides the pages: the configs' header comments (how to run each study)
+COMMAND_SOURCES = [*DOCS, REPO / "config.yaml", *sorted((REPO / "configs").glob("*.yaml"))]
+# pages a verb writes whole or in part (config-reference, results-doc), whose numbers their own tests check
+# against their sources (tests/test_config_reference.py, tests/test_results_doc.py)
+GENERATED_PAGES = {REPO / "docs" / "configuration.md", REPO / "docs" / "results.md"}
 
 
 def cli_verbs() -> set[str]:
@@ -66,6 +75,51 @@ def test_every_config_file_named_exists_and_validates():
     # `make run-seeds` puts the overlay on the default: the Makefile is one of the places commands are read from
     assert ("config.yaml", "configs/toy-seeds.yaml") in sequences
     problems = [p for doc in DOCS for p in config_problems(doc, REPO, sequences, validate)]
+    assert not problems, _report(problems)
+
+
+def _environment() -> dict:
+    """A user's shell in the checkout: the venv's programs first, no SLURM job or profile variables of ours."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SLURM_", "SBATCH_", "SRUN_", "RLVR_SLURM_"))
+           and k != "SNAKEMAKE_PROFILE"}
+    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO / "src"), *filter(None, [env.get("PYTHONPATH")])])
+    return env
+
+
+def check_commands(cmds: list[Command], workdir: Path) -> list[str]:
+    return command_problems(cmds, REPO, workdir, parser=build_parser(), python=sys.executable,
+                            snakemake=str(Path(sys.executable).parent / "snakemake"), env=_environment())
+
+
+def documented_commands() -> list[Command]:
+    return [c for path in COMMAND_SOURCES for c in commands(path, REPO)]
+
+
+def test_every_command_that_needs_the_hub_or_a_gpu_says_so():
+    cmds = documented_commands()
+    assert {"snakemake", "verb", "make"} <= {c.kind for c in cmds}  # the extraction still finds them
+    assert any(c.needs == {"hub"} for c in cmds) and any("GPU" in c.needs for c in cmds)
+    problems = needs_problems(cmds, REPO, load_config)
+    assert not problems, _report(problems)
+
+
+@pytest.mark.snakemake
+@pytest.mark.slow
+def test_every_documented_command_runs_as_typed(tmp_path):
+    """Each distinct command of the pages and the configs' headers, as a user runs it from the repository root:
+    snakemake as a dry run in a fresh --directory, make as `make -n`, a verb parsed by the CLI (and run, in an
+    empty directory, where it reads only files of the repository and is not marked `# needs:`)."""
+    cmds = documented_commands()
+    assert any(c.kind == "snakemake" and "prefetch" in snakemake_targets(c.words) for c in cmds)
+    problems = check_commands(cmds, tmp_path)
+    assert not problems, _report(problems)
+
+
+def test_every_measured_number_says_where_it_was_measured():
+    """A duration, size, rate or GPU-hours typed in a page (not a generated one) names its commit, date and
+    machine in its paragraph or table, sits in a generated block, or says it is no measurement."""
+    problems = [p for doc in DOCS if doc not in GENERATED_PAGES for p in measurement_problems(doc, REPO)]
     assert not problems, _report(problems)
 
 
@@ -188,3 +242,172 @@ def test_configfile_sequences_stop_at_the_next_option():
                                 "budget --configfile configs/paper.yaml --measured results; "
                                 "why --configfile=c.yaml x") == [
         ("a.yaml", "configs/b.yaml"), ("configs/paper.yaml",), ("c.yaml",)]
+
+
+def _shown(page: Path, repo: Path = REPO) -> list[tuple]:
+    return [(c.where, c.kind, c.text, "".join(sorted(c.needs)), c.reference) for c in commands(page, repo)]
+
+
+def test_commands_are_read_as_a_user_types_them(tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text(textwrap.dedent("""\
+        Run `make gpu-check` (needs: GPU), not `make`; `snakemake` plans, `python -m rlvr_support budget` costs.
+        <!-- generated by `python -m rlvr_support results-doc --summary` -->
+        ```bash
+        $ snakemake --cores 2 -- all   # the study
+        RLVR_X=1 python -m rlvr_support budget --configfile configs/paper.yaml  # needs: hub, GPU (a note)
+        accelerate launch --num_processes 8 -m rlvr_support pilot \\
+            --model Qwen/Qwen3-8B-Base   # needs: GPU
+        cd x && make test > log; bash scripts/gpu_check.sh --quick
+        export RLVR_SLURM_PARTITION=cpu
+        python -m rlvr_support budget --configfile <config>
+        ```
+
+            make run-seeds   # an indented code block
+        """))
+    assert _shown(page) == [
+        ("page.md:1", "make", "make gpu-check", "GPU", False),
+        ("page.md:1", "make", "make", "", True),
+        ("page.md:1", "snakemake", "snakemake", "", True),
+        ("page.md:1", "verb", "python -m rlvr_support budget", "", True),
+        ("page.md:4", "snakemake", "snakemake --cores 2 -- all", "", False),
+        ("page.md:5", "verb", "RLVR_X=1 python -m rlvr_support budget --configfile configs/paper.yaml", "GPUhub",
+         False),
+        ("page.md:6", "accelerate", "accelerate launch --num_processes 8 -m rlvr_support pilot --model "
+         "Qwen/Qwen3-8B-Base", "GPU", False),
+        ("page.md:8", "make", "make test", "", False),
+        ("page.md:8", "script", "bash scripts/gpu_check.sh --quick", "", False),
+        ("page.md:10", "verb", "python -m rlvr_support budget --configfile <config>", "", False),
+        ("page.md:13", "make", "make run-seeds", "", False)]
+    config = tmp_path / "study.yaml"
+    config.write_text("# A study. Its cost: `python -m rlvr_support budget --configfile <this file>`\n"
+                      "#     snakemake --profile slurm --configfile configs/paper.yaml \\\n"
+                      "#         -- prefetch   # needs: hub\n# rlvr-support is not a command here\nstudy: x\n")
+    assert _shown(config) == [
+        ("study.yaml:1", "verb", "python -m rlvr_support budget --configfile <this file>", "", False),
+        ("study.yaml:2", "snakemake", "snakemake --profile slurm --configfile configs/paper.yaml -- prefetch", "hub",
+         False)]
+
+
+def _commands(tmp_path, text: str) -> list[Command]:
+    page = tmp_path / "page.md"
+    page.write_text(textwrap.dedent(text))
+    return commands(page, REPO)
+
+
+def test_a_command_that_needs_the_hub_or_a_gpu_must_say_so(tmp_path):
+    cmds = _commands(tmp_path, """\
+        ```
+        snakemake --profile slurm --configfile configs/paper.yaml -- prefetch
+        snakemake --profile slurm --configfile configs/paper.yaml -- prefetch   # needs: hub
+        snakemake --profile slurm --configfile configs/paper.yaml -- all
+        snakemake --profile slurm --configfile configs/paper.yaml -n -- all
+        snakemake --profile slurm --configfile configs/paper.yaml --unlock
+        snakemake --cores 2 -- all
+        python -m rlvr_support pilot --model Qwen/Qwen2.5-1.5B
+        python -m rlvr_support pilot --quick
+        python -m rlvr_support base-model --cfg '{}'
+        make gpu-pilot
+        make gpu-pilot PILOT_ARGS=--quick
+        ```
+        """)
+    assert needs_problems(cmds, REPO, load_config) == [
+        "page.md:2: `snakemake --profile slurm --configfile configs/paper.yaml -- prefetch`: needs hub: end it with "
+        "`# needs: hub`",
+        "page.md:4: `snakemake --profile slurm --configfile configs/paper.yaml -- all`: needs GPU: end it with "
+        "`# needs: GPU`",
+        "page.md:8: `python -m rlvr_support pilot --model Qwen/Qwen2.5-1.5B`: needs GPU: end it with `# needs: GPU`",
+        "page.md:10: `python -m rlvr_support base-model --cfg '{}'`: needs hub: end it with `# needs: hub`",
+        "page.md:11: `make gpu-pilot`: needs GPU: end it with `# needs: GPU`"]
+
+
+def test_snakemake_targets_and_the_configfile_trap():
+    def cmd(text):
+        return Command("x:1", text, "snakemake", (), tuple(text.split()), frozenset())
+
+    assert snakemake_targets(cmd("snakemake --profile slurm --configfile a.yaml b.yaml prefetch").words) == []
+    assert snakemake_targets(cmd("snakemake --cores 2 -d w results/x.png").words) == ["results/x.png"]
+    assert snakemake_targets(cmd("snakemake --configfile a.yaml -- all prefetch").words) == ["all", "prefetch"]
+    assert configfile_trap(cmd("snakemake --profile slurm --configfile configs/paper.yaml prefetch")) == (
+        "--configfile reads 'prefetch' as config file(s): put `--` before the targets")
+    assert configfile_trap(cmd("snakemake --configfile a.yaml b.yml --cores 2 all")) is None
+    assert configfile_trap(cmd("snakemake --configfile <config> -- prefetch")) is None
+
+
+def test_verbs_are_parsed_and_run_where_they_read_only_the_repository(tmp_path):
+    cmds = _commands(tmp_path, """\
+        ```
+        python -m rlvr_support budget --configfile configs/paper.yaml --bogus
+        python -m rlvr_support budget --configfile configs/paper.yaml --cfg '{}'
+        python -m rlvr_support budget --configfile configs/paper.yaml --measured measurements/pilot/pilot.json
+        python -m rlvr_support audit results/
+        python -m rlvr_support <verb> --help
+        accelerate launch --num_processes 8 -m rlvr_support pilot --modle x   # needs: GPU
+        make no-such-target
+        bash scripts/no_such.sh
+        python bench/no_such.py
+        ```
+        """)
+    problems = check_commands(cmds, tmp_path / "work")
+    assert [p.split(": `")[0] for p in problems] == ["page.md:2", "page.md:3", "page.md:7", "page.md:8",
+                                                     "page.md:9", "page.md:10"], problems
+    assert "unrecognized arguments: --bogus" in problems[0]
+    assert "exit 1: error: budget: give exactly one of --configfile" in problems[1]  # run, in an empty directory
+    assert "unrecognized arguments: --modle x" in problems[2]  # a marked verb is still parsed
+    assert "No rule to make target 'no-such-target'" in problems[3]
+    assert problems[4].endswith("no file scripts/no_such.sh") and problems[5].endswith("no file bench/no_such.py")
+
+
+@pytest.mark.snakemake
+def test_a_target_after_configfile_fails_its_dry_run_and_a_bad_target_is_named(tmp_path):
+    """The README's cluster command as it was typed (commit aab6337): snakemake reads `prefetch` as a config file.
+    Two commands that share one dry run (same options, targets after `--`) are told apart when it fails."""
+    cmds = _commands(tmp_path, """\
+        ```
+        snakemake --profile slurm --configfile configs/paper.yaml prefetch   # hub weights and data
+        snakemake --cores 2 -- no-such-target
+        snakemake --cores 2 --directory elsewhere -- prefetch
+        ```
+        """)
+    problems = check_commands(cmds, tmp_path / "work")
+    assert len(problems) == 2, problems
+    assert problems[0].startswith("page.md:2: `snakemake --profile slurm --configfile configs/paper.yaml prefetch`: "
+                                  "dry run: exit 1: FileNotFoundError:")
+    assert "'prefetch'" in problems[0] and problems[0].endswith("put `--` before the targets")
+    assert problems[1].startswith("page.md:3: `snakemake --cores 2 -- no-such-target`: dry run: exit 1: ")
+    assert "no-such-target" in problems[1].split("dry run:")[1]
+
+
+def test_measured_numbers_name_commit_date_and_machine(tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text(textwrap.dedent("""\
+        # Numbers
+
+        The study took 19:18 and 1.5 GB; sampling runs at 2,000 tokens/s.
+
+        It took 12 s on this project's 2-core VM at commit 1a2b3c4 (2026-12-04).
+
+        Cost (commit 1a2b3c4, 2026-12-04, AMD EPYC VM):
+
+        | case | s |
+        |---|---|
+        | a | 8.5 s |
+
+        - a list after a table has no caption of its own: 3 minutes
+        - the CUDA context: 3 GB (assumed); a GPU of 80 GB (datasheet); the paper's figures: 9.8x to 106.7x
+
+        ```bash
+        make test   # 49:28
+        ```
+
+        <!-- numbers: begin -->
+        generated: 300 MiB, 2.5x
+        <!-- numbers: end -->
+        Ten products 8 x 8 and 10x larger trees are no ratios; 3,072 new tokens no measurement.
+        """))
+    problems = measurement_problems(page, tmp_path)
+    assert [p.split(": a measured")[0] for p in problems] == [
+        "page.md:3: `19:18`", "page.md:3: `1.5 GB`", "page.md:3: `2,000 tokens/s`", "page.md:13: `3 minutes`",
+        "page.md:17: `49:28`"]
+    assert problems[0].endswith("names no commit, no date, no machine: say where it was measured (commit, date, "
+                                "machine), or generate it")
