@@ -56,11 +56,13 @@ def test_the_cross_world_study_is_the_five_chains_at_three_seeds_cut_where_no_cl
 
 
 def test_the_second_world_changes_the_world_seed_only():
+    """... and its study name, so that its tree is its own (lineage/study_tree.py refuses it in the first's)."""
     study = load_config(REPO / "config.yaml", REPO / "configs" / "toy-cross-world.yaml")
     world2 = load_config(REPO / "config.yaml", REPO / "configs" / "toy-cross-world.yaml",
                          REPO / "configs" / "toy-world2.yaml")
-    assert world2["world"]["seed"] != study["world"]["seed"]
-    assert {**world2, "world": {**world2["world"], "seed": 0}} == {**study, "world": {**study["world"], "seed": 0}}
+    assert world2["world"]["seed"] != study["world"]["seed"] and world2["study"] != study["study"]
+    assert ({**world2, "world": {**world2["world"], "seed": 0}, "study": "-"}
+            == {**study, "world": {**study["world"], "seed": 0}, "study": "-"})
 
 
 @pytest.mark.parametrize("mutate, message", [
