@@ -67,7 +67,6 @@ os.environ[NUMERICS_ENV] = json.dumps(config["numerics"], sort_keys=True, separa
 os.environ[CONFIGFILES_ENV] = json.dumps(configfiles_record(workflow.configfiles, workflow.basedir))
 
 
-
 # A failed job's log ends with the CLI's one-line error: show it on the terminal, where Snakemake itself only says
 # "check log file(s)" (a hub failure in `prefetch` is otherwise explained only in the rule's log).
 onerror:
