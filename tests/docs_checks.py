@@ -15,9 +15,11 @@ date and machine (`measurement_problems`).
 
 from __future__ import annotations
 
+import argparse
 import re
 import shlex
 import tempfile
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -525,18 +527,40 @@ def _what_failed(proc) -> str:
     return f"exit {proc.returncode}: {' | '.join(lines[-3:])[:500]}"
 
 
+class _Refused(Exception):
+    pass
+
+
+_PARSE_LOCK = threading.Lock()
+
+
 def _parse(parser, argv: list[str]) -> str | None:
-    """None when argparse takes `argv` (or exits 0, as --help does), else what it said."""
+    """None when argparse takes `argv` (or exits 0, as --help does), else what it said.
+
+    The commands are checked two at a time in threads, and sys.stderr is one for all of them: argparse's message is
+    taken from its `error` (patched on the parser and its subparsers, under a lock), not from a redirected stderr,
+    which another thread's redirect can swap under it."""
     import contextlib
     import io
 
-    err = io.StringIO()
-    try:
-        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
-            parser.parse_args(argv)
-    except SystemExit as e:
-        if e.code not in (0, None):
-            return err.getvalue().strip().splitlines()[-1] if err.getvalue().strip() else f"exit {e.code}"
+    def refuse(message):
+        raise _Refused(message)
+
+    parsers = [parser] + [sub for a in parser._actions if isinstance(a, argparse._SubParsersAction)
+                          for sub in a.choices.values()]
+    with _PARSE_LOCK:
+        for p in parsers:
+            p.error = refuse
+        try:
+            with contextlib.redirect_stdout(io.StringIO()):  # --help
+                parser.parse_args(argv)
+        except _Refused as e:
+            return f"error: {e}"
+        except SystemExit as e:
+            return None if e.code in (0, None) else f"exit {e.code}"
+        finally:
+            for p in parsers:
+                del p.error
     return None
 
 
