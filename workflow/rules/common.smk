@@ -70,8 +70,8 @@ os.environ[CONFIGFILES_ENV] = json.dumps(configfiles_record(workflow.configfiles
 # A failed job's log ends with the CLI's one-line error: show it on the terminal, where Snakemake itself only says
 # "check log file(s)" (a hub failure in `prefetch` is otherwise explained only in the rule's log).
 onerror:
-    if failed_job_logs(log):
-        print(failed_job_logs(log), file=sys.stderr)
+    if shown := failed_job_logs(log):
+        print(shown, file=sys.stderr)
 
 
 # One starting model (`base:`): results/... . Several (`models:`, e.g. the paper's two bases): each
@@ -83,8 +83,8 @@ RESULTS = f"{TOP}/{{model}}" if MODELS else TOP
 PY = "python -m rlvr_support"
 # One study per working directory (lineage/study_tree.py): refused before any job, recorded when the first starts.
 STUDY_CONFIGFILES = [r["path"] for r in configfiles_record(workflow.configfiles, workflow.basedir)]
-if workflow.is_main_process and study_conflict(TOP, config["study"], STUDY_CONFIGFILES):
-    raise ConfigError(study_conflict(TOP, config["study"], STUDY_CONFIGFILES))
+if workflow.is_main_process and (conflict := study_conflict(TOP, config["study"], STUDY_CONFIGFILES)):
+    raise ConfigError(conflict)
 
 
 onstart:

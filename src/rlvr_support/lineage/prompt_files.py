@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from rlvr_support.data.prompt_job import job_differences
+from rlvr_support.lineage.integrity import own_problems
 from rlvr_support.lineage.sidecar import described, sha256_file
 
 
@@ -23,8 +24,8 @@ def prompt_file_problem(job: dict, task: str, path: str | Path) -> str | None:
         return str(e)
     if desc.rec is None:
         return f"no provenance sidecar ({desc.sidecar.name}): nothing says which config's data made it"
-    if desc.entry is None or desc.entry["sha256"] != sha256_file(path):
-        return f"not the file its sidecar ({desc.sidecar.name}) describes: changed or copied since"
+    if problems := own_problems(path, sha256_file(path), desc):  # edited or replaced since its job wrote it
+        return f"{problems[0].kind}: {problems[0].detail}"
     differ = job_differences(job, task, desc.rec.get("verb"), desc.rec.get("args") or {})
     if not differ:
         return None
