@@ -24,7 +24,9 @@ as a ratio of medians over `--repeat` runs. Cases (`SECTIONS`, in the file's ord
   job of the smoke config and at config.yaml's model size: bench/bench_numerics.py, output embedded;
 * the smoke study (tests/config/smoke.yaml) end to end: wall time;
 * `audit results/` of that smoke run (or of `--run DIR`), every table recomputed, against `--quick`,
-  and on trees with 10x the samples and 10x the prompts: bench/bench_audit.py, output embedded.
+  and on trees with 10x the samples and 10x the prompts: bench/bench_audit.py, output embedded;
+* importing 1,000,000 samples of another tool (lm-eval layout, 1,000 prompts x 1,000 samples of ~2 KB)
+  against `pandas.read_json(lines=True)` on the same file: bench/bench_imports.py, output embedded.
 
 `--only NAME ...` runs those cases alone and replaces their sections in `--out`, keeping the rest.
 `--quick` runs every case at tiny sizes, to check that the suite runs (tests/test_bench.py), not to
@@ -64,13 +66,13 @@ sys.path.insert(0, str(REPO / "src"))
 # Sizes of every case: FULL is what RESULTS.md reports; QUICK only checks that each case's code runs.
 FULL = {"n": 64, "new_tokens": 64, "sample_prompts": 8, "all_prompts": 100, "repeat": 3, "grpo_steps": 10,
         "scoring": ["--n", "5000", "--naive-n", "200", "--before-n", "1000"], "passk": [], "memory": [],
-        "numerics": [], "audit": []}
+        "numerics": [], "audit": [], "imports": []}
 QUICK = {"n": 8, "new_tokens": 16, "sample_prompts": 2, "all_prompts": 4, "repeat": 1, "grpo_steps": 1,
          "scoring": ["--n", "200", "--naive-n", "20", "--before-n", "40"],
          "passk": ["--prompts", "200", "--n", "256", "--baseline-prompts-pass", "20", "--baseline-prompts-best", "5"],
          "memory": ["--sizes", "80", "320", "--tokens", "32"],
          "numerics": ["--case", "smoke", "--repeat", "1", "--modes", "unpinned", "pinned"],
-         "audit": ["--repeat", "1", "--axes"]}  # the finished run alone: a scaled tree reruns its ~40 table jobs
+         "audit": ["--repeat", "1", "--axes"], "imports": ["--quick"]}  # the finished run alone: a scaled tree reruns its ~40 table jobs
 
 
 def run_child(args: list[str], timeout: int = 900) -> tuple[str, float, float]:
@@ -364,6 +366,10 @@ def smoke_section(ctx: Context) -> list[str]:
             f"of the snakemake process tree's largest child {rss:,.0f} MiB (no baseline: an absolute figure)."]
 
 
+def imports_section(ctx: Context) -> list[str]:
+    return embedded("Importing samples (bench/bench_imports.py)", "bench_imports.py", ctx.sizes["imports"])
+
+
 def audit_section(ctx: Context) -> list[str]:
     title = "Auditing a tree, every table recomputed (bench/bench_audit.py)"
     tree = ctx.smoke_tree or ctx.args.run
@@ -387,6 +393,7 @@ SECTIONS = {
     "numerics": Section("Pinned CPU numerics", numerics_section),
     "smoke": Section("Smoke study end to end", smoke_section),
     "audit": Section("Auditing a tree", audit_section),  # after smoke: it audits the run smoke made
+    "imports": Section("Importing samples", imports_section),
 }
 
 

@@ -26,6 +26,7 @@ FIGURES = {
     "numerics": r"\| all three \| [\d.]+ \(1\.00x\); wall [\d.]+ \(1\.00x\) \| [\d.]+ \(\d+\.\d\dx\)",
     "smoke": r"Not run: `--run .+` names a finished run",
     "audit": r"\| finished run \| \d+ \| [\d.]+ \| [\d.]+ \| [\d.]+ \| \d+\.\d \|",
+    "imports": r"\| `?import_entry.*\| [\d.]+ \| [\d,]+ \| [\d,]+ \| [\d.]+x \|",
 }
 
 

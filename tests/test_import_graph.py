@@ -13,7 +13,7 @@ import pytest
 from rlvr_support.lineage.codehash import PACKAGE
 
 # lowest first: a folder may import its own modules and those of folders before it
-LAYERS = ["storage", "config", "metrics", "scoring", "data", "models", "sampling", "training", "planning", "analysis",
+LAYERS = ["storage", "config", "metrics", "scoring", "data", "models", "sampling", "imports", "training", "planning", "analysis",
           "figures", "lineage", "cli"]
 LOWER = ("metrics", "scoring", "models")
 UPPER = ("analysis", "figures", "cli")

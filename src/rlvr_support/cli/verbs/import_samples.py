@@ -1,0 +1,38 @@
+"""`python -m rlvr_support import-samples`: read another tool's samples into this project's files.
+
+Writes the samples file (samples schema), the prompts JSONL the `score` verb reads, and the
+source's own scores (for `agreement-table`); nothing when any file is bad (imports/import_job.py).
+Every `--files` path is an input, so the sidecar records each source file's sha256 and an edited
+source fails `audit` (lineage/provenance.py). The lead's `import_samples` rule runs it, with
+`--verifiers` (an `if` or `joint` entry's prompts are validated by the instructions family).
+"""
+
+from __future__ import annotations
+
+from rlvr_support.cli.args import json_arg as _json
+from rlvr_support.cli.verifier_args import add_verifier_args
+
+
+def cmd_import_samples(a):
+    from rlvr_support.imports.import_job import import_entry
+
+    s = import_entry(a.spec, a.files, a.out, a.out_prompts, a.out_source)
+    print(f"{s['samples']} samples of {s['prompts']} prompts imported (n per prompt {s['n_min']}..{s['n_max']}); "
+          f"{s['scored']} with a source score, {s['with_tokens']} with token arrays")
+
+
+def register(verb) -> None:
+    from rlvr_support.imports.formats import FORMATS
+
+    s = verb("import-samples", cmd_import_samples,
+             "Import samples written by another tool (lm-eval, lighteval, vLLM, OpenAI batch, verl, TRL, plain JSONL).")
+    s.add_argument("--spec", type=_json, required=True,
+                   help="the import entry as JSON: format (" + " | ".join(FORMATS) + "), benchmark, task (math | if | "
+                        "joint), and optionally fields {prompt, response, id, score, sample, answer, "
+                        "instruction_id_list, kwargs} (dotted paths), prompt_key (id | text), source_score, filter, "
+                        "step, docs {file, id}, custom_id_sample_sep")
+    s.add_argument("--files", nargs="+", required=True, help="the source files, read in this order")
+    s.add_argument("--out", required=True, help="the samples file (.parquet)")
+    s.add_argument("--out-prompts", required=True, help="the prompts JSONL for `score`")
+    s.add_argument("--out-source", required=True, help="the source's own scores (.parquet)")
+    add_verifier_args(s)  # the prompt records are checked as the scorer checks them: IF ones by the instructions family

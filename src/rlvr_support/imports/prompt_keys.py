@@ -1,0 +1,31 @@
+"""The key of a prompt that has no document id in its source: a hash of its normalised text.
+
+Formats without an id (verl's dumps, TRL's completion logs, a plain JSONL without an id field,
+vLLM outputs saved without a request id) match prompts across entries by this key, so the same
+question imported from a verl dump and from a TRL log gets the same prompt id. Normalised as:
+Unicode NFC (a composed and a decomposed "é" are one prompt), every run of whitespace one space
+(a tokenizer's decode may turn "\\n\\n" into "\\n" or pad spaces), stripped at both ends.
+
+The key is the first 16 hex digits (64 bits) of the sha256: by the birthday bound two of a
+million prompts collide with probability about 3e-8, and a collision is caught anyway, as two
+texts under one key (`import_job`), while a short key keeps prompt ids readable in tables.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+
+KEY_HEX_DIGITS = 16
+_SPACES = re.compile(r"\s+")
+
+
+def normalise_prompt(text: str) -> str:
+    """The text that `text_key` hashes: NFC, whitespace runs collapsed to one space, stripped."""
+    return _SPACES.sub(" ", unicodedata.normalize("NFC", text)).strip()
+
+
+def text_key(text: str) -> str:
+    """A prompt's key from its text alone (module doc): 16 hex digits of sha256(normalised text)."""
+    return hashlib.sha256(normalise_prompt(text).encode("utf-8")).hexdigest()[:KEY_HEX_DIGITS]
