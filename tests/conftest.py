@@ -44,15 +44,16 @@ SMOKE_CONFIG = REPO / "tests" / "config" / "smoke.yaml"
 SMOL_CONFIG = REPO / "tests" / "config" / "smollm2-reduced.yaml"
 
 
-def run_snakemake(workdir: Path, *args: str, config: Path = SMOKE_CONFIG, check: bool = True,
+def run_snakemake(workdir: Path, *args: str, config: Path | list[Path] = SMOKE_CONFIG, check: bool = True,
                   timeout: int = 900, snakefile: Path = REPO / "Snakefile",
                   stdin: str | None = None) -> subprocess.CompletedProcess:
     """Run snakemake on the repository's Snakefile in `workdir` (outputs land in workdir/results);
-    `stdin`: what its standard input holds (else it inherits ours)."""
+    `config`: one config file or several (merged in order); `stdin`: what its standard input holds
+    (else it inherits ours)."""
     bindir = Path(sys.executable).parent
     env = {**os.environ, "PATH": f"{bindir}{os.pathsep}{os.environ.get('PATH', '')}"}
     cmd = [str(bindir / "snakemake"), "-s", str(snakefile), "-d", str(workdir),
-           "--configfile", str(config), "--cores", "2", *args]
+           "--configfile", *map(str, config if isinstance(config, list) else [config]), "--cores", "2", *args]
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout, input=stdin)
     if check and proc.returncode != 0:
         raise AssertionError(f"snakemake failed ({proc.returncode}):\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}")

@@ -67,11 +67,12 @@ def test_openings_per_benchmark_read_only_samples_with_token_arrays(tmp_path, dr
     assert [a.get_title() for a in drawn[0].axes] == ["gsm8k", "math500"]
 
 
-def test_openings_of_old_files_are_one_benchmark_and_bare_benchmarks_fail(tmp_path):
+def test_openings_of_old_files_are_one_benchmark_and_bare_benchmarks_open_with_words(tmp_path):
     old = write_samples(tmp_path, "base", "if", {"a": [[1, 2]]})
     _, summary, _ = openings_tables(parse_files([old], tmp_path), m=2, top=2, n_boot=10, ci=0.9, seed=0)
-    assert summary["benchmark"].tolist() == ["if"]
+    assert summary["benchmark"].tolist() == ["if"] and summary["unit"].tolist() == ["tokens"]
     bare = write_benchmark_files(tmp_path / "new", "base", "math", [sample("g", "gsm8k", [1]),
                                                                     sample("m", "math500", [1], arrays=False)])[0]
-    with pytest.raises(ValueError, match="benchmark 'math500' has no sample with token arrays"):
-        openings_tables(parse_files([bare], tmp_path / "new" / "samples"), m=2, top=2, n_boot=10, ci=0.9, seed=0)
+    _, summary, _ = openings_tables(parse_files([bare], tmp_path / "new" / "samples"), m=2, top=2, n_boot=10,
+                                    ci=0.9, seed=0)
+    assert dict(zip(summary["benchmark"], summary["unit"])) == {"gsm8k": "tokens", "math500": "words"}

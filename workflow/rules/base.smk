@@ -1,4 +1,5 @@
-# The toy base is pretrained here; a real base (hf, gguf_wheel) is declared by its manifest.
+# The toy base is pretrained here; a real base (hf, gguf_wheel) is declared by its manifest; an
+# imported base has no weights (its samples: imports.smk).
 if not MODELS and config["base"]["kind"] == "pretrain":
 
     rule pretrain_base:
@@ -31,7 +32,7 @@ if not MODELS and config["base"]["kind"] == "pretrain":
             "python -m rlvr_support pretrain --corpus {input} --cfg {params.cfg:q} --seed {params.seed} "
             "--out {output} --threads {threads} --gpus {params.gpus} > {log} 2>&1"
 
-else:
+elif not imported_base(config):
 
     # A local rule: the submit host has the network, compute nodes may not. The weights land in the
     # Hugging Face cache (HF_HOME, on a file system the nodes share); jobs read them offline.

@@ -18,7 +18,6 @@ if str(Path(workflow.basedir) / "src") not in os.environ.get("PYTHONPATH", "").s
 
 from rlvr_support.analysis.budget import budget_config
 from rlvr_support.cli.failed_jobs import failed_job_logs
-from rlvr_support.config.benchmarks import eval_benchmarks
 from rlvr_support.config.chains import CHAIN_RE, TASKS, distill_teacher, parent_chain, parse_chain, stage_task
 from rlvr_support.config.checkpoints import (
     external_checkpoints,
@@ -27,6 +26,15 @@ from rlvr_support.config.checkpoints import (
     kept_every,
     analysis_checkpoints,
     trajectory_runs,
+)
+from rlvr_support.config.imports import (
+    import_files,
+    import_labels,
+    import_source,
+    import_spec,
+    imported_base,
+    imports_world_config,
+    study_benchmarks,
 )
 from rlvr_support.config.defaults import VARIANT_META, fill_defaults, gradient_checkpointing
 from rlvr_support.config.numerics import ENV_VAR as NUMERICS_ENV
@@ -53,7 +61,7 @@ if workflow.is_main_process and revision_warning(config):
     print(revision_warning(config), file=sys.stderr)
 # Defaults (analysis keys, remedy parameters) are filled in once, here, so every rule and its
 # params see the same complete config (rlvr_support/config/defaults.py).
-config.update(fill_defaults(config))
+config.update(fill_defaults(imports_world_config(config)))
 # Before any job, once: every GPU job's memory plan against its GPU, prompt + new tokens against each model's
 # positions, the trainer's gradient accumulation against the accelerate config (planning/study.py).
 if workflow.is_main_process:
@@ -92,10 +100,12 @@ onstart:
 
 
 ANALYSIS = config["analysis"]
-EVAL_BENCHMARKS = eval_benchmarks(config)  # {eval set: its benchmarks}
+EVAL_BENCHMARKS = study_benchmarks(config)  # {eval set: its benchmarks}
 EXTERNAL = external_checkpoints(config)  # checkpoints trained elsewhere, by name (config/checkpoints.py)
 TRAJECTORY = config["trajectory"]
 EXTERNAL_RE = "|".join(re.escape(name) for name in EXTERNAL) or "-"  # "-": no external checkpoint
+IMPORTS = import_labels(config)  # labels whose samples another tool wrote (config/imports.py)
+IMPORT_RE = "|".join(re.escape(name) for name in IMPORTS) or "-"
 RUN_RE = rf"{CHAIN_RE}/seed\d+|{EXTERNAL_RE}"  # a trained run or an external one: trajectory points hang off it
 BOOTSTRAP_KEYS = ("bootstrap", "ci", "seed")  # what every table with confidence intervals reads
 
@@ -106,8 +116,9 @@ wildcard_constraints:
     eval_set="|".join(TASKS),
     chain=CHAIN_RE,
     seed=r"\d+",
-    # base, a trained checkpoint, an external one, or a trajectory point of either (…/step<s>)
-    ckpt=rf"base|(({RUN_RE})(/step\d+)?)",
+    # base, a trained checkpoint, an external one, or a trajectory point of either (…/step<s>), or an imported label
+    ckpt=rf"base|(({RUN_RE})(/step\d+)?)|{IMPORT_RE}",
+    label=IMPORT_RE,
     ext=EXTERNAL_RE,
     run=RUN_RE,
     step=r"\d+",
@@ -368,14 +379,16 @@ def model_of(wildcards=None):
 
 
 def checkpoints(wildcards=None):
-    """Every checkpoint the study samples at full budget: the base, each chain for each RL seed and
-    the external checkpoints trained from this base."""
+    """Every checkpoint the study analyses at full budget: the base, each chain for each RL seed, the
+    external checkpoints trained from this base and the imported labels (a one-model study's)."""
+    return model_checkpoints(wildcards) + IMPORTS
+
+
+def model_checkpoints(wildcards=None):
+    """The checkpoints with weights here: what the analyses that run a model (JS, the intervention,
+    perplexity) cover. Imported labels came as samples only."""
     trained = [f"{c}/seed{s}" for c in config["chains"] for s in config["rl"]["seeds"]]
     return ["base"] + trained + externals_of(config, model_of(wildcards))
-
-
-def rl_checkpoints(wildcards=None):
-    return [c for c in checkpoints(wildcards) if c != "base"]
 
 
 def get_external_cfg(wildcards):
@@ -386,6 +399,29 @@ def get_external_cfg(wildcards):
             f"not {model_of(wildcards)!r}"
         )
     return compact_json(EXTERNAL[wildcards.ext])
+
+
+def get_import_files(wildcards):
+    """The source files of an imported label's eval set (config/imports.py: globs expanded, in order)."""
+    return import_files(config, wildcards.get("label", "base"), wildcards.eval_set)
+
+
+def get_import_spec(wildcards):
+    return compact_json(import_spec(config, wildcards.get("label", "base"), wildcards.eval_set))
+
+
+def get_import_match(wildcards):
+    return import_source(config, wildcards.label, wildcards.eval_set)["match"]
+
+
+def get_agreement_threshold(wildcards):
+    return import_source(config, wildcards.ckpt, wildcards.eval_set)["agreement_threshold"]
+
+
+def get_import_outputs():
+    """The verifier-agreement table of each imported label and eval set: targets of `all`."""
+    labels = (["base"] if imported_base(config) else []) + IMPORTS
+    return [f"{RESULTS}/tables/verifier_agreement/{c}/{e}.csv" for c in labels for e in config["eval_sets"]]
 
 
 def sample_shards():
@@ -530,16 +566,29 @@ def get_figures():
 
 
 def get_js_eval_sets():
-    return [e for e in config["eval_sets"] if e in ANALYSIS["divergence"]["eval_sets"]]
+    """The eval sets of the JS analysis; none when the base is imported (JS runs the base model)."""
+    return [] if imported_base(config) else [e for e in config["eval_sets"] if e in ANALYSIS["divergence"]["eval_sets"]]
 
 
 def get_intervention_eval_sets():
-    return [e for e in config["eval_sets"] if e in ANALYSIS["intervention"]["eval_sets"]]
+    """The eval sets of the opening intervention; none when the base is imported (it samples the models)."""
+    return (
+        [] if imported_base(config) else [e for e in config["eval_sets"] if e in ANALYSIS["intervention"]["eval_sets"]]
+    )
 
 
 def has_perplexity():
     """Reference solutions exist in the toy world only."""
     return config["world"]["kind"] == "toy"
+
+
+def get_openings_tokenizer(wildcards):
+    """The base's manifest, whose tokenizer decodes the openings; none for an imported base (word openings)."""
+    return {} if imported_base(config) else {"tokenizer": f"{RESULTS}/checkpoints/base/manifest.json"}
+
+
+def get_openings_tokenizer_arg(wildcards, input):
+    return f"--tokenizer {input.tokenizer}" if "tokenizer" in input.keys() else ""
 
 
 def get_js_files(folder):
@@ -552,33 +601,35 @@ def get_js_prompts(wildcards=None):
 
 
 def get_js_runs(wildcards=None):
-    return [f"{RESULTS}/analysis/js/{c}/{e}.parquet" for c in rl_checkpoints(wildcards) for e in get_js_eval_sets()]
+    return [
+        f"{RESULTS}/analysis/js/{c}/{e}.parquet" for c in model_checkpoints(wildcards)[1:] for e in get_js_eval_sets()
+    ]
 
 
 def get_perplexity_runs(wildcards=None):
     # an output list, fixed at parse time: the toy world has one starting model (config validation)
-    return [f"{RESULTS}/analysis/perplexity/{c}/math.parquet" for c in checkpoints(wildcards)]
+    return [f"{RESULTS}/analysis/perplexity/{c}/math.parquet" for c in model_checkpoints(wildcards)]
 
 
 def get_checkpoint_manifests(wildcards=None):
-    """Every checkpoint's manifest, in checkpoints() order."""
-    return [f"{RESULTS}/checkpoints/{c}/manifest.json" for c in checkpoints(wildcards)]
+    """Every model checkpoint's manifest, in model_checkpoints() order."""
+    return [f"{RESULTS}/checkpoints/{c}/manifest.json" for c in model_checkpoints(wildcards)]
 
 
 def get_intervention_samples(wildcards):
-    return [f"{RESULTS}/samples/{c}/{wildcards.eval_set}.parquet" for c in checkpoints(wildcards)]
+    return [f"{RESULTS}/samples/{c}/{wildcards.eval_set}.parquet" for c in model_checkpoints(wildcards)]
 
 
 def get_intervention_scores(wildcards):
-    return [f"{RESULTS}/scores/{c}/{wildcards.eval_set}.parquet" for c in checkpoints(wildcards)]
+    return [f"{RESULTS}/scores/{c}/{wildcards.eval_set}.parquet" for c in model_checkpoints(wildcards)]
 
 
 def get_intervention_labels(kind):
     """`label=path` pairs (label: base, chain/seedK or an external name) of the rule's input `kind`,
-    in checkpoints() order."""
+    in model_checkpoints() order."""
 
     def pairs(wildcards, input):
-        return " ".join(f"{c}={p}" for c, p in zip(checkpoints(wildcards), input[kind], strict=True))
+        return " ".join(f"{c}={p}" for c, p in zip(model_checkpoints(wildcards), input[kind], strict=True))
 
     return pairs
 
@@ -824,8 +875,9 @@ def get_budget_cfg():
 
 
 def get_budget_outputs():
-    """One budget for the whole study (every model), beside the models' folders."""
-    return [f"{TOP}/budget.md", f"{TOP}/budget.csv"]
+    """One budget for the whole study (every model), beside the models' folders; none for a study of
+    imported samples only, which runs no model."""
+    return [] if imported_base(config) else [f"{TOP}/budget.md", f"{TOP}/budget.csv"]
 
 
 # ---- best@k at a larger k (workflow/rules/large_k.smk)
@@ -836,7 +888,7 @@ LARGE_K = ANALYSIS.get("large_k")  # None: not run
 def get_large_k_checkpoints(wildcards=None):
     """The checkpoints of analysis.large_k.checkpoints in this model's results: base, each listed chain
     at every RL seed, the listed external checkpoints of this base; in checkpoints() order."""
-    return analysis_checkpoints(config, checkpoints(wildcards), "large_k")
+    return analysis_checkpoints(config, model_checkpoints(wildcards), "large_k")
 
 
 def get_large_k_prompts(wildcards):
@@ -876,7 +928,7 @@ def get_single_token_eval_sets():
 def get_single_token_checkpoints(wildcards=None):
     """The checkpoints of analysis.single_token.checkpoints (each paired with the base): every listed
     chain at every RL seed, the listed external checkpoints of this base; in checkpoints() order."""
-    return analysis_checkpoints(config, checkpoints(wildcards), "single_token")
+    return analysis_checkpoints(config, model_checkpoints(wildcards), "single_token")
 
 
 def get_single_token_prompts(wildcards):
@@ -914,9 +966,10 @@ def get_single_token_outputs():
 
 
 def get_final_output():
+    base_metrics = [] if imported_base(config) else [f"{RESULTS}/checkpoints/base/metrics.json"]
     return get_budget_outputs() + for_each_model(
         [
-            f"{RESULTS}/checkpoints/base/metrics.json",
+            *base_metrics,
             f"{RESULTS}/tables/passk.csv",
             f"{RESULTS}/tables/headline.csv",
             f"{RESULTS}/tables/headline.md",
@@ -928,6 +981,7 @@ def get_final_output():
             *get_single_token_outputs(),
             *get_trajectory_outputs(),
             *get_large_k_outputs(),
+            *get_import_outputs(),
         ]
     )
 

@@ -1,5 +1,6 @@
 # The toy world generates its prompts and corpus; a `datasets` world reads real sources, one
-# task at a time (a local rule: hub downloads need the network, which compute nodes may lack).
+# task at a time (a local rule: hub downloads need the network, which compute nodes may lack);
+# an `imports` world's prompts are the imported base's (rule import_base, imports.smk).
 if config["world"]["kind"] == "toy":
 
     localrules:
@@ -43,7 +44,7 @@ if config["world"]["kind"] == "toy":
         shell:
             "python -m rlvr_support corpus --cfg {params.cfg:q} --prompts-dir {params.prompts_dir} --out {output} > {log} 2>&1"
 
-else:
+elif config["world"]["kind"] == "datasets":
 
     localrules:
         source_data,

@@ -198,8 +198,8 @@ rule figure_js:
 # ---------------------------------------------------------------- openings (Support reshaping)
 rule openings_table:
     input:
+        unpack(get_openings_tokenizer),
         samples=get_all_samples,
-        tokenizer=f"{RESULTS}/checkpoints/base/manifest.json",
     output:
         table=report(
             f"{RESULTS}/tables/openings.csv",
@@ -219,9 +219,10 @@ rule openings_table:
     params:
         root=results_dir,  # this model's results folder
         cfg=get_analysis_cfg("opening_tokens", "openings_top", *BOOTSTRAP_KEYS),
+        tokenizer=get_openings_tokenizer_arg,
         code=get_code("openings-table"),
     shell:
-        "python -m rlvr_support openings-table --samples {input.samples} --samples-root {params.root}/samples --tokenizer {input.tokenizer} "
+        "python -m rlvr_support openings-table --samples {input.samples} --samples-root {params.root}/samples {params.tokenizer} "
         "--cfg {params.cfg:q} --out {output.table} --out-summary {output.summary} --out-styles {output.styles} "
         "> {log} 2>&1"
 

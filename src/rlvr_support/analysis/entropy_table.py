@@ -14,6 +14,9 @@ distinct final answers per prompt) while token-level entropy may rise.  Per prom
   column and a note under the Markdown table;
 * length: mean response length in tokens (``n_tokens``, eos included), every sample.
 
+Samples imported from another tool without token ids (imports/) get answer entropy only: their
+token entropy and length rows are left out, not reported as zero.
+
 Table rows: chain x eval set x benchmark x metric with the mean over seeds of the prompt
 mean, its CI over prompts and seeds, and the paired difference checkpoint - base with its CI.
 """
@@ -74,16 +77,14 @@ def per_prompt_entropies(samples_path, scores_path) -> pd.DataFrame:
         df["entropy_topk"] = 0  # files from before the column: hf / fast backends, exact
     out = []
     for bench, part in split_benchmarks(df, Path(samples_path).stem).items():
+        # samples imported without token arrays (imports/) have answers but no token entropy: NaN, no row
         arrays = with_token_arrays(part)
-        if arrays.empty:
-            raise ValueError(f"{samples_path}: benchmark {bench!r} has no sample with token arrays, "
-                             "which its token entropy needs")
         ids, h_ans = per_prompt_answer_entropy(part["prompt_id"].to_numpy(str), list(part["answer"]))
         ids2, length = mean_per_prompt(part["prompt_id"].to_numpy(str), part["n_tokens"].to_numpy(float))
         tok_ids, h_tok = mean_per_prompt(arrays["prompt_id"].to_numpy(str),
                                          sample_token_entropy(list(arrays["token_entropies"])))
         assert (ids == ids2).all()
-        topk = arrays.groupby("prompt_id")["entropy_topk"].first()
+        topk = arrays.groupby("prompt_id")["entropy_topk"].first() if len(arrays) else pd.Series([0])
         out.append(pd.DataFrame({
             "benchmark": bench, "prompt_id": ids, "answer_entropy": h_ans,
             "token_entropy": pd.Series(h_tok, index=tok_ids).reindex(ids).to_numpy(float), "length": length,
@@ -111,6 +112,8 @@ def entropy_table(samples: list[ScoreFile], scores: list[ScoreFile], *, n_boot: 
         topk = pd.concat([t.loc[t["token_entropy"].notna(), "entropy_topk"] for t in tables])
         for metric in METRICS:
             vals = [t[metric].to_numpy(float) for t in tables]
+            if all(np.isnan(v).all() for v in vals):
+                continue  # an imported label without token counts or arrays: answer entropy only
             ok = [v[~np.isnan(v)] for v in vals]
             point, low, high, spread = bootstrap_ci_grouped(ok, n_boot=n_boot, ci=ci, seed=seed)
             row = {"chain": chain, "eval_set": eval_set, "benchmark": bench,

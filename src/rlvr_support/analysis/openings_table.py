@@ -14,7 +14,9 @@ benchmark (seeds pooled: a chain's opening distribution is the mixture of its se
   seeds (``seed`` = ``all``) and for each seed alone (the claims' seed-stability table reads these).
 
 Openings are read from the samples that kept their token ids (``sampling.token_arrays``);
-styles, read from the text, from every sample.
+styles, read from the text, from every sample. A checkpoint whose samples came without token ids
+(an import, imports/) is compared with the base on first words instead, on both sides (``unit``:
+``tokens`` or ``words``).
 """
 
 from __future__ import annotations
@@ -48,6 +50,11 @@ def key_str(key) -> str:
     return " ".join(str(t) for t in key)
 
 
+def word_openings(texts, m: int) -> list[tuple[str, ...]]:
+    """Each response's first m whitespace-separated words: the opening of samples without token ids."""
+    return [tuple(str(t or "").split()[:m]) for t in texts]
+
+
 def _decode(tokenizer, key) -> str:
     return tokenizer.decode(list(key), skip_special_tokens=False) if tokenizer is not None else key_str(key)
 
@@ -78,15 +85,23 @@ def openings_tables(files: list[ScoreFile], *, m: int, top: int, n_boot: int, ci
         if ("base", eval_set, bench) not in samples:
             raise ValueError(f"no base samples for eval set {eval_set!r}, benchmark {bench!r}")
         runs = [r for _, r, _ in files_runs]
-        tok_runs = [token_rows(r, p, eval_set) for p, r, _ in files_runs]
         base_path, base, _ = samples[("base", eval_set, bench)][0]
-        base_keys = openings(list(token_rows(base, base_path, eval_set)["token_ids"]), m)
+        # an imported label without token ids is compared with the base on first words (both sides)
+        unit = "tokens" if all(len(with_token_arrays(r)) for r in runs) else "words"
+        decode = _decode if unit == "tokens" else (lambda _tokenizer, key: key_str(key))
+        if unit == "tokens":
+            tok_runs = [token_rows(r, p, eval_set) for p, r, _ in files_runs]
+            base_keys = openings(list(token_rows(base, base_path, eval_set)["token_ids"]), m)
+            keys_by_seed = [openings(list(r["token_ids"]), m) for r in tok_runs]
+        else:
+            tok_runs = runs
+            base_keys = word_openings(base["text"], m)
+            keys_by_seed = [word_openings(r["text"], m) for r in runs]
         base_set = set(base_keys)
-        keys_by_seed = [openings(list(r["token_ids"]), m) for r in tok_runs]
         pooled = [k for ks in keys_by_seed for k in ks]
         if chain != "base":
             shift = opening_rank_shift(base_keys, pooled, top)
-            shift.insert(0, "opening_text", [_decode(tokenizer, o) for o in shift["opening"]])
+            shift.insert(0, "opening_text", [decode(tokenizer, o) for o in shift["opening"]])
             shift["opening"] = [key_str(o) for o in shift["opening"]]
             shift.insert(0, "benchmark", bench)
             shift.insert(0, "eval_set", eval_set)
@@ -99,9 +114,9 @@ def openings_tables(files: list[ScoreFile], *, m: int, top: int, n_boot: int, ci
         summary_rows.append({
             "chain": chain, "eval_set": eval_set, "benchmark": bench,
             "relation": relation(chain, eval_set) if chain != "base" else "",
-            "m": m, "n_seeds": len(runs), "n_samples": len(pooled), "n_openings": len(set(pooled)),
+            "m": m, "unit": unit, "n_seeds": len(runs), "n_samples": len(pooled), "n_openings": len(set(pooled)),
             "opening_entropy": answer_entropy([key_str(k) for k in pooled]),
-            "top_opening": _decode(tokenizer, top_key), "top_in_base_support": top_key in base_set,
+            "top_opening": decode(tokenizer, top_key), "top_in_base_support": top_key in base_set,
             "in_base_mass": point, "in_base_mass_lo": low, "in_base_mass_hi": high})
         base_styles = _style_shares(base)
         for style in STYLE_LABELS:

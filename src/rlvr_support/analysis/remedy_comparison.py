@@ -29,6 +29,7 @@ from rlvr_support.metrics.bootstrap import bootstrap_ci_grouped, bootstrap_distr
 from rlvr_support.metrics.passk import best_at_k
 from rlvr_support.metrics.support import in_support
 from rlvr_support.analysis.markdown import cell, ci_cell, markdown_table
+from rlvr_support.analysis.runs import is_trained
 from rlvr_support.config.chains import parse_chain
 from rlvr_support.analysis.scores import ScoreFile, benchmark_matrices
 
@@ -84,7 +85,8 @@ def comparison_table(files: list[ScoreFile], *, n_boot: int, ci: float, seed: in
     data = _load(files)
     seeds_of: dict[str, list[int]] = defaultdict(list)
     for chain, s, _ in data:
-        if chain != "base" and s not in seeds_of[chain]:
+        # only chains trained here have stages to compare (not an external checkpoint or an imported label)
+        if chain != "base" and is_trained(chain) and s not in seeds_of[chain]:
             seeds_of[chain].append(s)
     rows = []
     for chain in sorted(seeds_of, key=lambda c: (split_chain(c)[0], split_chain(c)[1] != "baseline", c)):

@@ -19,6 +19,7 @@ from rlvr_support.config.revisions import unpinned_revisions
 from rlvr_support.config.checkpoints import (base_checkpoints, base_names, check_checkpoint_path,
                                              external_checkpoints, name_problem, remote_code_problem, trajectory_cfg)
 from rlvr_support.config.defaults import ANALYSIS_DEFAULTS, vllm_rollout_cfg
+from rlvr_support.config.imports import ImportConfigError, check_imports, study_benchmarks
 from rlvr_support.config.schema import SCHEMA, config_schema
 
 
@@ -114,6 +115,10 @@ def _check_semantics(config: dict) -> None:
         # scripts/accelerate_multinode.sh starts one `accelerate launch` per node through srun
         raise ConfigError("resources.train.tasks: a multi-node job runs one launcher task per node; set tasks = nodes")
     _check_checkpoints(config)
+    try:
+        check_imports(config)
+    except ImportConfigError as e:
+        raise ConfigError(str(e)) from None
     if "base" in config and ("models" in config or base_checkpoints(config)):
         raise ConfigError("base / models: give exactly one: `base:` (one starting model) or `models:` and "
                           "`role: base` checkpoints (several)")
@@ -139,7 +144,7 @@ def _check_semantics(config: dict) -> None:
     s = config["sampling"]
     if s["temperature"] == 0 and s["n"] != 1:
         raise ConfigError("sampling.n: greedy decoding (temperature 0) needs n: 1")
-    known = {b for names in eval_benchmarks(config).values() for b in names}
+    known = {b for names in study_benchmarks(config).values() for b in names}
     for bench, own in (s.get("benchmarks") or {}).items():
         if bench not in known:
             raise ConfigError(f"sampling.benchmarks.{bench}: no eval source of the study's eval sets is named "
@@ -308,9 +313,9 @@ def _check_checkpoints(config: dict) -> None:
         # the reference-perplexity job of the toy world covers one model's checkpoints
         raise ConfigError("checkpoints: a toy-world study has one starting model; "
                           f"got {', '.join(base_names(config))}")
-    if not config["chains"] and not external_checkpoints(config):
-        raise ConfigError("chains: empty, and no external checkpoint to analyse: list chains to train "
-                          "or `checkpoints:` trained elsewhere")
+    if not config["chains"] and not external_checkpoints(config) and not config.get("imports"):
+        raise ConfigError("chains: empty, and no external checkpoint or import to analyse: list chains to train, "
+                          "`checkpoints:` trained elsewhere or `imports:` sampled elsewhere")
 
 
 def _check_trajectory(config: dict) -> None:
@@ -329,7 +334,7 @@ def _check_trajectory(config: dict) -> None:
     if extra:
         raise ConfigError(f"trajectory.eval_sets: {extra} not in eval_sets")
     for e in t["eval_sets"]:
-        for b in eval_benchmarks(config).get(e, []):
+        for b in study_benchmarks(config).get(e, []):
             n = benchmark_sampling(config["sampling"], b)["n"]
             if t["n"] > n:
                 raise ConfigError(f"trajectory.n: {t['n']} samples per prompt at each point, but benchmark {b!r} "

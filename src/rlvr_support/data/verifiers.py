@@ -3,7 +3,8 @@
 A job that scores (or builds) prompts loads only these families and its code hash covers only
 these (scoring/verifiers/families.py, lineage/job_code.py): the toy world's tasks use math-verify
 and IFEval's checkers (data/toyworld/constraints.py TASK_VERIFIERS); a `datasets` world's task uses
-the families of its sources' formats (data/sources/formats.py VERIFIERS), of one split or of all.
+the families of its sources' formats (data/sources/formats.py VERIFIERS), of one split or of all; an
+`imports` world's, those its imported base's entry names (`verifiers`), else the toy world's.
 """
 
 from __future__ import annotations
@@ -17,6 +18,10 @@ def task_verifiers(config: dict, task: str, split: str | None = None) -> tuple[s
     world = config["world"]
     if world["kind"] == "toy":
         return TASK_VERIFIERS[task]
+    if world["kind"] == "imports":  # the imported base's entry names them, else the toy world's per task
+        if split == "train" or task not in config["base"]["eval_sets"]:
+            return ()
+        return tuple(sorted(config["base"]["eval_sets"][task].get("verifiers") or TASK_VERIFIERS[task]))
     sources = world.get("tasks", {}).get(task, [])
     return tuple(sorted({f for src in sources if split in (None, src["split"]) for f in source_verifiers(src)}))
 

@@ -35,6 +35,7 @@ from rlvr_support.imports.formats import FORMATS
 from rlvr_support.imports.formats.source_files import check_not_empty
 from rlvr_support.imports.prompt_keys import normalise_prompt
 from rlvr_support.imports.records import ImportedPrompt, ImportFormatError
+from rlvr_support.imports.study_prompts import StudyPrompts
 from rlvr_support.imports.task_fields import dumps, load_docs, prompt_id, prompt_record
 from rlvr_support.sampling.samples_file import ROW_GROUP_ROWS, SAMPLE_SCHEMA, write_samples
 from rlvr_support.storage.atomic import atomic_path
@@ -95,9 +96,12 @@ def _records(spec: dict[str, Any], files: Iterable[str | Path]) -> Iterator[Impo
         yield from read(Path(path), spec)
 
 
-def import_entry(spec: dict[str, Any], files: list[str | Path], out_samples, out_prompts, out_source) -> dict[str, Any]:
+def import_entry(spec: dict[str, Any], files: list[str | Path], out_samples, out_prompts, out_source,
+                 study: StudyPrompts | None = None) -> dict[str, Any]:
     """Import the entry `spec` from `files` (module doc); returns counts: prompts, samples, scored
-    (samples with a source score), with_tokens, n_min, n_max."""
+    (samples with a source score), with_tokens, n_min, n_max. With `study` (a mixed study), samples
+    carry the study's prompt ids and benchmarks, the prompts file links each source key to its study
+    id, and a prompt set that is not the study's is an error (imports/study_prompts.py)."""
     check_spec(spec)
     if not files:
         raise ValueError("import: no files given")
@@ -108,7 +112,7 @@ def import_entry(spec: dict[str, Any], files: list[str | Path], out_samples, out
     summary = {"prompts": 0, "samples": 0, "scored": 0, "with_tokens": 0}
 
     try:
-        _write(spec, files, docs, prompts, summary, out_samples, out_prompts, out_source)
+        _write(spec, files, docs, prompts, summary, out_samples, out_prompts, out_source, study)
     except BaseException:
         # the samples file is renamed into place first: if finishing the others failed, it goes too
         Path(out_samples).unlink(missing_ok=True)
@@ -118,8 +122,10 @@ def import_entry(spec: dict[str, Any], files: list[str | Path], out_samples, out
     return summary
 
 
-def _write(spec, files, docs, prompts: dict[str, _Prompt], summary, out_samples, out_prompts, out_source) -> None:
+def _write(spec, files, docs, prompts: dict[str, _Prompt], summary, out_samples, out_prompts, out_source,
+           study: StudyPrompts | None) -> None:
     benchmark = spec["benchmark"]
+    study_ids: dict[str, str | None] = {}  # source key -> study prompt id (None: the study lacks it)
     with atomic_path(out_prompts) as tmp_prompts, atomic_path(out_source) as tmp_source, \
             open(tmp_prompts, "w", encoding="utf-8") as prompts_f, pq.ParquetWriter(tmp_source, SOURCE_SCHEMA) as source_w:
 
@@ -130,14 +136,25 @@ def _write(spec, files, docs, prompts: dict[str, _Prompt], summary, out_samples,
                 state = prompts.get(rec.prompt_key)
                 if state is None:
                     state = prompts[rec.prompt_key] = _Prompt(_text_sha(rec.prompt), rec.where)
-                    prompts_f.write(dumps(prompt_record(rec, spec, docs)) + "\n")
+                    if study is None:
+                        prompts_f.write(dumps(prompt_record(rec, spec, docs)) + "\n")
+                    else:  # the study's record holds the gold: this file only links the source's key to it
+                        study_ids[rec.prompt_key] = sid = study.id_of(rec.prompt_key, rec.prompt)
+                        if sid is not None:
+                            prompts_f.write(dumps({"id": sid, "import_key": rec.prompt_key, "prompt": rec.prompt}) + "\n")
                 elif not rec.appends:
                     raise ImportFormatError(rec.where, None, f"duplicate prompt {rec.prompt_key!r}: already read at "
                                                              f"{state.where} (each document once per file set)")
                 elif state.text_sha != _text_sha(rec.prompt):
                     raise ImportFormatError(rec.where, None, f"prompt key {rec.prompt_key!r} names two different "
                                                              f"prompt texts (first at {state.where})")
-                pid = prompt_id(benchmark, rec.prompt_key)
+                if study is None:
+                    pid, bench = prompt_id(benchmark, rec.prompt_key), benchmark
+                elif study_ids[rec.prompt_key] is None:
+                    continue  # reported with the others by check_same_set, once the whole source is read
+                else:
+                    pid = study_ids[rec.prompt_key]
+                    bench = study.benchmark[pid]
                 for j, text in enumerate(rec.responses):
                     if rec.sample_indices is not None:
                         idx = rec.sample_indices[j]
@@ -150,7 +167,7 @@ def _write(spec, files, docs, prompts: dict[str, _Prompt], summary, out_samples,
                         idx = state.n
                     state.n += 1
                     ids = rec.token_ids[j] if rec.token_ids is not None else None
-                    rows.add(prompt_id=pid, benchmark=benchmark, sample_idx=idx, text=text,
+                    rows.add(prompt_id=pid, benchmark=bench, sample_idx=idx, text=text,
                              n_tokens=len(ids) if ids is not None else None,
                              finish_reason=rec.finish_reasons[j] if rec.finish_reasons is not None else None,
                              has_token_arrays=ids is not None, token_ids=ids,
@@ -174,6 +191,8 @@ def _write(spec, files, docs, prompts: dict[str, _Prompt], summary, out_samples,
                 where = ", ".join(str(f) for f in files)
                 field = "filter" if spec.get("filter") else "step" if spec.get("step") is not None else None
                 raise ImportFormatError(where, field, "no samples: every row was filtered out (filter / step)")
+            if study is not None:
+                study.check_same_set(", ".join(str(f) for f in files))
             for key, state in prompts.items():
                 if state.indices is not None and max(state.indices) != state.n - 1:
                     missing = sorted(set(range(max(state.indices) + 1)) - state.indices)

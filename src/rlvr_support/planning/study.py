@@ -37,8 +37,11 @@ class PlanError(ValueError):
 
 
 def model_specs(config: dict) -> dict[str, dict]:
-    """{model: base spec}: `models` (several) or `base` (one, named base)."""
-    return dict(config["models"]) if config.get("models") else {"base": config["base"]}
+    """{model: base spec}: `models` (several) or `base` (one, named base); none for an imported base
+    (`base: {kind: import}`: samples only, nothing runs a model)."""
+    if config.get("models"):
+        return dict(config["models"])
+    return {} if config["base"]["kind"] == "import" else {"base": config["base"]}
 
 
 def toy_vocab() -> int:

@@ -11,17 +11,21 @@ def cmd_agreement_table(a):
     from rlvr_support.imports.agreement import verifier_agreement
     from rlvr_support.storage.atomic import atomic_path, read_parquet, read_scores
 
-    scores = read_scores(a.scores, columns=["prompt_id", "sample_idx", "reward"])
+    scores = read_scores(a.scores, columns=["prompt_id", "benchmark", "sample_idx", "reward"])
     source = read_parquet(a.source, columns=["prompt_id", "sample_idx", "source_score"])
     for col in ("prompt_id", "sample_idx", "source_score"):
         if col not in source.columns:
             raise ValueError(f"{a.source}: missing column {col!r} (is it an import-samples --out-source file?)")
-    table = pd.concat([verifier_agreement(scores, source, a.label, a.benchmark, a.threshold)], ignore_index=True)
+    # one row per benchmark of the eval set (a datasets world's eval set may hold several)
+    benchmarks = [a.benchmark] if a.benchmark else sorted(set(scores["benchmark"]))
+    table = pd.concat([verifier_agreement(scores[scores["benchmark"] == b],
+                                          source[source["prompt_id"].isin(scores.loc[scores["benchmark"] == b, "prompt_id"])],
+                                          a.label, b, a.threshold) for b in benchmarks], ignore_index=True)
     with atomic_path(a.out) as tmp:
         table.to_csv(tmp, index=False)
-    r = table.iloc[0]
-    print(f"{a.label} {a.benchmark}: {r['compared']} samples compared: both {r['both_correct']}, ours only "
-          f"{r['ours_only']}, theirs only {r['theirs_only']}, neither {r['neither']}")
+    for r in table.itertuples():
+        print(f"{a.label} {r.benchmark}: {r.compared} samples compared: both {r.both_correct}, ours only "
+              f"{r.ours_only}, theirs only {r.theirs_only}, neither {r.neither}")
 
 
 def register(verb) -> None:
@@ -30,7 +34,7 @@ def register(verb) -> None:
     s.add_argument("--scores", required=True, help="the score job's file for the imported samples")
     s.add_argument("--source", required=True, help="import-samples' --out-source file")
     s.add_argument("--label", required=True, help="the import entry's label")
-    s.add_argument("--benchmark", required=True)
+    s.add_argument("--benchmark", help="only this benchmark (default: one row per benchmark of the scores)")
     s.add_argument("--threshold", type=float, default=1.0,
                    help="a source score at or above it counts as correct (default 1.0: 0/1 metrics)")
     s.add_argument("--out", required=True, help="the table (.csv)")

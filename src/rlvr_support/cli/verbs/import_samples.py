@@ -15,8 +15,10 @@ from rlvr_support.cli.verifier_args import add_verifier_args
 
 def cmd_import_samples(a):
     from rlvr_support.imports.import_job import import_entry
+    from rlvr_support.imports.study_prompts import StudyPrompts
 
-    s = import_entry(a.spec, a.files, a.out, a.out_prompts, a.out_source)
+    study = StudyPrompts(a.study_prompts, a.match) if a.study_prompts else None
+    s = import_entry(a.spec, a.files, a.out, a.out_prompts, a.out_source, study=study)
     print(f"{s['samples']} samples of {s['prompts']} prompts imported (n per prompt {s['n_min']}..{s['n_max']}); "
           f"{s['scored']} with a source score, {s['with_tokens']} with token arrays")
 
@@ -35,4 +37,8 @@ def register(verb) -> None:
     s.add_argument("--out", required=True, help="the samples file (.parquet)")
     s.add_argument("--out-prompts", required=True, help="the prompts JSONL for `score`")
     s.add_argument("--out-source", required=True, help="the source's own scores (.parquet)")
+    s.add_argument("--study-prompts", help="a mixed study: the study's prompts of this eval set; the samples get their "
+                                           "ids, and a prompt set that differs is an error (imports/study_prompts.py)")
+    s.add_argument("--match", choices=("text", "id"), default="text",
+                   help="with --study-prompts: match prompts by their normalised text (default) or the source's key")
     add_verifier_args(s)  # the prompt records are checked as the scorer checks them: IF ones by the instructions family

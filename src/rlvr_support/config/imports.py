@@ -1,0 +1,150 @@
+"""Imported samples as checkpoints of a study: the `imports:` block, read once.
+
+    imports:
+      lmeval-rl:
+        eval_sets:
+          math: {format: lm_eval, files: ["evals/rl/samples_math_*.jsonl"]}
+
+Each label is a checkpoint whose samples come from files another tool wrote instead of the
+`sample` rule (workflow/rules/imports.smk: one `import_samples` job per label and eval set). It
+joins a one-model study beside the base and the trained chains, on the study's own prompts
+(matched by text or id: imports/study_prompts.py), so every samples-only table compares it with
+the base. Analyses that need the model (JS, the opening intervention, perplexity, large k, single
+tokens, routing) leave imported labels out.
+
+The job's spec is the entry's reader keys plus the task (the eval set); `files`, `match` and
+`agreement_threshold` are the workflow's (what the rule passes beside the spec).
+"""
+
+from __future__ import annotations
+
+import glob
+from pathlib import Path
+
+from rlvr_support.config.benchmarks import eval_benchmarks
+from rlvr_support.config.checkpoints import external_checkpoints, name_problem
+
+WORKFLOW_KEYS = ("files", "match", "agreement_threshold", "verifiers")  # the rule's, not the import job's spec
+
+
+class ImportConfigError(ValueError):
+    """An `imports:` entry the study cannot run (config/validate.py raises it as a ConfigError)."""
+
+
+def import_labels(config: dict) -> list[str]:
+    """The imported labels, in the config's order (not the base: see imported_base)."""
+    return list(config.get("imports") or {})
+
+
+def imported_base(config: dict) -> bool:
+    """Whether the study's base is imported (`base: {kind: import}`): its samples, and with them the study's
+    prompts (`world: {kind: imports}`), come from files; nothing is trained or run from a model."""
+    return (config.get("base") or {}).get("kind") == "import"
+
+
+def study_benchmarks(config: dict) -> dict[str, list[str]]:
+    """{eval set: its benchmarks}: the world's (config.benchmarks.eval_benchmarks), or for an imports world
+    the imported base's benchmark of each eval set (its `benchmark`, default the eval set's name).
+
+    Here, not in config/benchmarks.py: that module is part of every job's code (lineage/job_code.py), so
+    an edit there would rerun every study's training and sampling."""
+    if config["world"]["kind"] != "imports":
+        return eval_benchmarks(config)
+    return {e: [config["base"]["eval_sets"][e].get("benchmark", e)] for e in config["eval_sets"]}
+
+
+def imports_world_config(config: dict) -> dict:
+    """`config` with what an imports world needs before config.defaults.fill_defaults: trajectory.n, whose
+    default is read from the world's benchmarks (an imports world has none: they are its base's files)
+    and which a study that trains nothing never reads. The config as it is for any other world."""
+    if config["world"]["kind"] != "imports" or (config.get("trajectory") or {}).get("n") is not None:
+        return config
+    return {**config, "trajectory": {**(config.get("trajectory") or {}), "n": 1}}
+
+
+def import_source(config: dict, label: str, eval_set: str) -> dict:
+    """One label's eval-set entry (`imports.<label>.eval_sets.<e>`, or `base.eval_sets.<e>` for label `base`)."""
+    entry = config["base"] if label == "base" and imported_base(config) else config["imports"][label]
+    return entry["eval_sets"][eval_set]
+
+
+def import_key(label: str, eval_set: str) -> str:
+    """Where the entry sits in the config, for messages."""
+    return f"base.eval_sets.{eval_set}" if label == "base" else f"imports.{label}.eval_sets.{eval_set}"
+
+
+def import_spec(config: dict, label: str, eval_set: str) -> dict:
+    """The `import-samples --spec` of one label's eval set: its reader keys, the task and the benchmark."""
+    source = import_source(config, label, eval_set)
+    spec = {k: v for k, v in source.items() if k not in WORKFLOW_KEYS}
+    return {"task": eval_set, "benchmark": eval_set, **spec}
+
+
+def import_files(config: dict, label: str, eval_set: str, root: str | Path = ".") -> list[str]:
+    """The files of one label's eval set: each entry of `files` as a path or a glob (relative to `root`,
+    the working directory), globs sorted, in the order given; an entry matching nothing is an error."""
+    out: list[str] = []
+    for pattern in import_source(config, label, eval_set)["files"]:
+        pattern = str(Path(pattern).expanduser())
+        found = sorted(glob.glob(pattern, root_dir=root)) if glob.has_magic(pattern) else (
+            [pattern] if Path(root, pattern).is_file() else [])
+        if not found:
+            raise ImportConfigError(f"{import_key(label, eval_set)}.files: {pattern!r} matches no file "
+                                    f"(relative to {Path(root).resolve()})")
+        out += found
+    return out
+
+
+def check_imports(config: dict) -> None:
+    """What an `imports:` block must satisfy before any job (each an ImportConfigError naming the key)."""
+    labels = import_labels(config)
+    world_imports = config["world"]["kind"] == "imports"
+    if imported_base(config) != world_imports:
+        raise ImportConfigError("base.kind / world.kind: an imported base (`base: {kind: import}`) and a world of "
+                                "imported prompts (`world: {kind: imports}`) go together: the base's files hold "
+                                "the study's prompts")
+    if imported_base(config):
+        _check_imported_base(config)
+    if not labels:
+        return
+    if config.get("models") or "base" not in config:
+        raise ImportConfigError("imports: imported labels join a one-model study (`base:`); a study of several "
+                                "starting models (`models:`, `role: base` checkpoints) cannot take them yet")
+    taken = {**{c: "a chain" for c in config["chains"]}, **{c: "an external checkpoint" for c in external_checkpoints(config)}}
+    for label in labels:
+        problem = name_problem(label) or (f"it is {taken[label]}'s name" if label in taken else None)
+        if problem:
+            raise ImportConfigError(f"imports.{label}: cannot name an imported label: {problem}")
+        missing = [e for e in config["eval_sets"] if e not in config["imports"][label]["eval_sets"]]
+        if missing:
+            raise ImportConfigError(f"imports.{label}.eval_sets: {', '.join(missing)} missing: an imported label is "
+                                    f"compared on every eval set of the study ({', '.join(config['eval_sets'])})")
+        for eval_set in config["eval_sets"]:
+            import_files(config, label, eval_set)  # a glob that matches nothing: before any job
+    for part in ("large_k", "single_token"):
+        named = set((config["analysis"].get(part) or {}).get("checkpoints") or [])
+        if named & set(labels):
+            raise ImportConfigError(f"analysis.{part}.checkpoints: {', '.join(sorted(named & set(labels)))} is "
+                                    "imported: its samples came without a model, which this analysis samples from")
+
+
+# what an imported base leaves without a model: the analyses that run one (the study's keys that ask for them)
+MODEL_PARTS = {"analysis.large_k": ("analysis", "large_k"), "analysis.single_token": ("analysis", "single_token")}
+
+
+def _check_imported_base(config: dict) -> None:
+    missing = [e for e in config["eval_sets"] if e not in config["base"]["eval_sets"]]
+    if missing:
+        raise ImportConfigError(f"base.eval_sets: {', '.join(missing)} missing: the imported base's files hold the "
+                                "prompts of every eval set of the study")
+    for eval_set in config["eval_sets"]:
+        import_files(config, "base", eval_set)
+    if config["chains"]:
+        raise ImportConfigError("chains: an imported base has no weights to train from; give `chains: []`")
+    if external_checkpoints(config):
+        raise ImportConfigError("checkpoints: an imported base has no weights for a checkpoint's JS and "
+                                "intervention; import its samples too (`imports:`)")
+    for key, (part, sub) in MODEL_PARTS.items():
+        if (config.get(part) or {}).get(sub):
+            raise ImportConfigError(f"{key}: samples at large k or single-token swaps are drawn from a model, and "
+                                    "an imported base has none; leave it out")
