@@ -56,8 +56,9 @@ cross-world: setup  ## which claim verdicts of the first world (run-seeds, or WO
 results-doc: setup  ## docs/results.md and the README's verdict counts from the finished run-seeds (and cross-world) tables
 	source $(BIN)/activate && python -m rlvr_support results-doc results --out docs/results.md --summary README.md
 
+# two pytest-xdist workers: the tests of each session run (smoke, SmolLM2) stay on one worker (tests/tiers.py)
 test: setup  ## the whole test suite, as CI runs it (unit tests, the smoke DAG end to end, vLLM, SmolLM2)
-	source $(BIN)/activate && python -m pytest -q --durations=15
+	source $(BIN)/activate && python -m pytest -q -n 2 --dist loadgroup --durations=15
 
 # the tiers are markers (tests/tiers.py, pyproject.toml): no Snakemake, no vLLM, no training beyond a few steps
 test-fast: setup  ## the unit tests only, for the edit-test loop (a few minutes)

@@ -86,11 +86,21 @@ def _started(mark: str, cmd: str) -> None:
 sys.addaudithook(_audit)
 
 
+# `make test` runs the suite on two pytest-xdist workers (`-n 2 --dist loadgroup`): the tests that read one
+# session run go to one worker as a group, so each run is built once, while the other worker takes the rest.
+SESSION_RUN_GROUPS = ("smol_run", "smoke_run")  # a test that read both would join the first one's group
+
+
 @pytest.hookimpl(tryfirst=True)  # before -m deselects
 def pytest_collection_modifyitems(config, items):
+    grouped = config.pluginmanager.hasplugin("xdist")
     for item in items:
-        if SNAKEMAKE_FIXTURES & set(getattr(item, "fixturenames", ())):
+        names = set(getattr(item, "fixturenames", ()))
+        if SNAKEMAKE_FIXTURES & names:
             item.add_marker(pytest.mark.snakemake)
+        run = next((r for r in SESSION_RUN_GROUPS if r in names), None)
+        if grouped and run:
+            item.add_marker(pytest.mark.xdist_group(run))
 
 
 @pytest.hookimpl(hookwrapper=True)
