@@ -8,7 +8,8 @@ import pytest
 import yaml
 
 from conftest import SMOKE_CONFIG
-from rlvr_support.config.imports import import_files, imports_world_config, study_benchmarks
+from rlvr_support.config.imports import (ImportConfigError, check_import_files, import_files,
+                                         imports_world_config, study_benchmarks)
 from rlvr_support.config.validate import ConfigError, validate_config
 
 SMOKE = yaml.safe_load(SMOKE_CONFIG.read_text())
@@ -55,8 +56,6 @@ def test_a_valid_import_passes_and_its_globs_expand_sorted(files):
     (lambda c: c["imports"].update({"math": entry()}), "imports.math: cannot name an imported label: the name reads as a chain"),
     (lambda c: c["imports"].update({"base": entry()}), "imports.base: cannot name an imported label"),
     (lambda c: c["imports"]["lab"]["eval_sets"].pop("joint"), "imports.lab.eval_sets: joint missing"),
-    (lambda c: c["imports"]["lab"]["eval_sets"]["if"].update(files=["nowhere/*.jsonl"]),
-     "imports.lab.eval_sets.if.files: 'nowhere/*.jsonl' matches no file"),
     (lambda c: c["analysis"]["large_k"].update(checkpoints=["lab"]), "analysis.large_k.checkpoints: lab is imported"),
     (lambda c: c["imports"]["lab"]["eval_sets"]["math"].update(format="lm-eval"), "format"),
     (lambda c: c["imports"]["lab"]["eval_sets"]["math"].update(match="fuzzy"), "match"),
@@ -66,6 +65,15 @@ def test_a_bad_import_is_a_config_error_naming_the_key(files, edit, message):
     edit(cfg)
     with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace("*", r"\*").replace(".", r"\.")):
         validate_config(cfg)
+
+
+def test_a_glob_that_matches_nothing_in_the_working_directory_names_the_key(files):
+    cfg = mixed(lab=entry())
+    cfg["imports"]["lab"]["eval_sets"]["if"]["files"] = ["nowhere/*.jsonl"]
+    validate_config(cfg)  # the files are checked where the study runs (common.smk), not here
+    with pytest.raises(ImportConfigError, match=r"imports\.lab\.eval_sets\.if\.files: 'nowhere/\*\.jsonl' matches no file"):
+        check_import_files(cfg)
+    check_import_files(mixed(lab=entry()))
 
 
 def test_a_study_of_imports_only_is_valid_and_its_benchmarks_are_its_bases(files):

@@ -191,3 +191,22 @@ def test_a_study_of_imported_samples_only_reads_as_the_run_they_came_from(smoke_
     for e in EVAL_SETS:
         assert (tmp_path / f"results/figures/passk_{e}.png").stat().st_size > 0
         assert (tmp_path / f"results/tables/verifier_agreement/rl/{e}.csv").exists()
+
+
+def test_the_import_example_runs_from_a_clean_directory_on_the_tools_own_files(tmp_path):
+    """configs/import-example.yaml, as the README runs it (its own directory beside tests/): every label's
+    samples-only tables, the agreement tables, and audit lineage ending at the tools' files."""
+    from conftest import REPO
+
+    (tmp_path / "tests").symlink_to(REPO / "tests")
+    work = tmp_path / "import-example"
+    run_snakemake(work, "all", config=REPO / "configs" / "import-example.yaml")
+    headline = pd.read_csv(work / "results/tables/headline.csv")
+    assert set(headline["chain"]) == {"base", "verl-step3", "vllm-offline", "trl-grpo", "lighteval"}
+    assert (headline["n_prompts"] == 6).all()
+    for label in ("base", "verl-step3", "trl-grpo"):  # the tools that scored their samples themselves
+        t = pd.read_csv(work / f"results/tables/verifier_agreement/{label}/math.csv")
+        assert t["compared"].sum() == 24, label
+    audit = subprocess.run([sys.executable, "-m", "rlvr_support", "audit", "results/samples/trl-grpo/math.parquet"],
+                           cwd=work, capture_output=True, text=True)
+    assert audit.returncode == 0 and "trl/completions/completions_00001.parquet" in audit.stdout, audit.stdout

@@ -28,6 +28,8 @@ from rlvr_support.config.checkpoints import (
     trajectory_runs,
 )
 from rlvr_support.config.imports import (
+    ImportConfigError,
+    check_import_files,
     import_files,
     import_labels,
     import_source,
@@ -53,6 +55,10 @@ from rlvr_support.scoring.verifiers.families import INSTRUCTION_FAMILIES
 for configfile_path in workflow.configfiles:
     check_duplicate_keys(configfile_path)
 validate_config(config)
+try:  # imported samples' files, where the study runs (the working directory): before any job
+    check_import_files(config)
+except ImportConfigError as e:
+    raise ConfigError(str(e)) from None
 if workflow.is_main_process:  # builds the world (0.1-0.3 s): once, not again in every job's parse
     check_toy_world(config)  # what the toy world can hold: needs the world, so not in validate_config
 # Before any job, once (not again in every job's own run of this file): an unpinned hub source is

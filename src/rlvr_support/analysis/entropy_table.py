@@ -77,8 +77,10 @@ def per_prompt_entropies(samples_path, scores_path) -> pd.DataFrame:
         df["entropy_topk"] = 0  # files from before the column: hf / fast backends, exact
     out = []
     for bench, part in split_benchmarks(df, Path(samples_path).stem).items():
-        # samples imported without token arrays (imports/) have answers but no token entropy: NaN, no row
+        # samples imported from another tool (imports/) may come without token ids, or with ids but no
+        # entropies (vLLM's logprobs): answer entropy only, their token entropy NaN (no row in the table)
         arrays = with_token_arrays(part)
+        arrays = arrays[[h is not None for h in arrays["token_entropies"]]] if len(arrays) else arrays
         ids, h_ans = per_prompt_answer_entropy(part["prompt_id"].to_numpy(str), list(part["answer"]))
         ids2, length = mean_per_prompt(part["prompt_id"].to_numpy(str), part["n_tokens"].to_numpy(float))
         tok_ids, h_tok = mean_per_prompt(arrays["prompt_id"].to_numpy(str),

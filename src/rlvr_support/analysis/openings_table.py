@@ -87,7 +87,7 @@ def openings_tables(files: list[ScoreFile], *, m: int, top: int, n_boot: int, ci
         runs = [r for _, r, _ in files_runs]
         base_path, base, _ = samples[("base", eval_set, bench)][0]
         # an imported label without token ids is compared with the base on first words (both sides)
-        unit = "tokens" if all(len(with_token_arrays(r)) for r in runs) else "words"
+        unit = "tokens" if all(len(with_token_arrays(r)) for r in [*runs, base]) else "words"
         decode = _decode if unit == "tokens" else (lambda _tokenizer, key: key_str(key))
         if unit == "tokens":
             tok_runs = [token_rows(r, p, eval_set) for p, r, _ in files_runs]

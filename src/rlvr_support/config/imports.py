@@ -95,8 +95,19 @@ def import_files(config: dict, label: str, eval_set: str, root: str | Path = "."
     return out
 
 
+def check_import_files(config: dict, root: str | Path = ".") -> None:
+    """Every entry's globs match a file under `root`, the study's working directory: run where the study
+    runs (common.smk, at parse time: before any job), not in `check_imports`, which a config is put
+    through anywhere (the docs' checks, `budget`)."""
+    labels = (["base"] if imported_base(config) else []) + import_labels(config)
+    for label in labels:
+        for eval_set in config["eval_sets"]:
+            import_files(config, label, eval_set, root)
+
+
 def check_imports(config: dict) -> None:
-    """What an `imports:` block must satisfy before any job (each an ImportConfigError naming the key)."""
+    """What an `imports:` block must satisfy before any job (each an ImportConfigError naming the key);
+    the files themselves: `check_import_files`."""
     labels = import_labels(config)
     world_imports = config["world"]["kind"] == "imports"
     if imported_base(config) != world_imports:
@@ -119,8 +130,6 @@ def check_imports(config: dict) -> None:
         if missing:
             raise ImportConfigError(f"imports.{label}.eval_sets: {', '.join(missing)} missing: an imported label is "
                                     f"compared on every eval set of the study ({', '.join(config['eval_sets'])})")
-        for eval_set in config["eval_sets"]:
-            import_files(config, label, eval_set)  # a glob that matches nothing: before any job
     for part in ("large_k", "single_token"):
         named = set((config["analysis"].get(part) or {}).get("checkpoints") or [])
         if named & set(labels):
@@ -137,8 +146,6 @@ def _check_imported_base(config: dict) -> None:
     if missing:
         raise ImportConfigError(f"base.eval_sets: {', '.join(missing)} missing: the imported base's files hold the "
                                 "prompts of every eval set of the study")
-    for eval_set in config["eval_sets"]:
-        import_files(config, "base", eval_set)
     if config["chains"]:
         raise ImportConfigError("chains: an imported base has no weights to train from; give `chains: []`")
     if external_checkpoints(config):

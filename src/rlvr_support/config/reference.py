@@ -267,7 +267,9 @@ class _Page:
         ref = table_def(key)
         if ref and not self.is_home(key):
             what = "list of objects" if node.get("type") == "array" else "object"
-            return f"{what} with the keys of {self.anchor(self.home[ref])}"
+            home = self.home[ref]  # a map's entry is tabled in its map's section
+            section = home.rsplit(".", 1)[0] if home.endswith(".<name>") else home
+            return f"{what} with the keys of [{code(home)}](#{github_anchor(code(section))})"
         if key.children and not key.path.endswith(".<name>"):
             what = ("list of objects" if node.get("type") == "array" else
                     "map: name → object" if not node.get("properties") else "object")
