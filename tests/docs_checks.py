@@ -432,6 +432,16 @@ def _options_and_targets(words: tuple[str, ...]) -> tuple[list[str], list[str] |
     return list(words[1:]), None
 
 
+def _directory(options: list[str]) -> str | None:
+    """The --directory a command names (None: the repository root)."""
+    for i, w in enumerate(options):
+        if w in ("-d", "--directory") and i + 1 < len(options):
+            return options[i + 1]
+        if w.startswith("--directory="):
+            return w.split("=", 1)[1]
+    return None
+
+
 def _without_directory(options: list[str]) -> list[str]:
     out, skip = [], False
     for w in options:
@@ -666,12 +676,22 @@ def dry_run_failures(members: list[Command], repo: Path, workdir: Path, snakemak
     import subprocess
 
     def dry_run(cmd: Command, targets: list[str] | None) -> str | None:
+        import shutil
+
         options, _ = _options_and_targets(cmd.words)
-        workdir.mkdir(parents=True, exist_ok=True)
-        argv = [snakemake, "-s", str(repo / "Snakefile"), "--directory", tempfile.mkdtemp(dir=workdir), "-n",
+        # a fresh directory where the command's own would be: a relative --directory sits in the repository,
+        # so a config's paths relative to it (`../tests/...`) resolve as on a clone; else under `workdir`
+        named = _directory(options)
+        parent = repo / Path(named).parent if named and not Path(named).is_absolute() else workdir
+        parent.mkdir(parents=True, exist_ok=True)
+        fresh = tempfile.mkdtemp(dir=parent, prefix=".docs-dry-run-")
+        argv = [snakemake, "-s", str(repo / "Snakefile"), "--directory", fresh, "-n",
                 "--quiet", "rules", *_without_directory(options)]
-        proc = subprocess.run(argv + (["--", *targets] if targets is not None else []), cwd=repo,
-                              capture_output=True, text=True, env={**env, **dict(cmd.env)}, timeout=600)
+        try:
+            proc = subprocess.run(argv + (["--", *targets] if targets is not None else []), cwd=repo,
+                                  capture_output=True, text=True, env={**env, **dict(cmd.env)}, timeout=600)
+        finally:
+            shutil.rmtree(fresh, ignore_errors=True)
         return None if proc.returncode == 0 else _what_failed(proc)
 
     first = members[0]
