@@ -32,7 +32,7 @@ if not MODELS and config["base"]["kind"] == "pretrain":
             "python -m rlvr_support pretrain --corpus {input} --cfg {params.cfg:q} --seed {params.seed} "
             "--out {output} --threads {threads} --gpus {params.gpus} > {log} 2>&1"
 
-elif not imported_base(config):
+elif not IMPORTED_BASE:
 
     # A local rule: the submit host has the network, compute nodes may not. The weights land in the
     # Hugging Face cache (HF_HOME, on a file system the nodes share); jobs read them offline.

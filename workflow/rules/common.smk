@@ -111,6 +111,7 @@ EXTERNAL = external_checkpoints(config)  # checkpoints trained elsewhere, by nam
 TRAJECTORY = config["trajectory"]
 EXTERNAL_RE = "|".join(re.escape(name) for name in EXTERNAL) or "-"  # "-": no external checkpoint
 IMPORTS = import_labels(config)  # labels whose samples another tool wrote (config/imports.py)
+IMPORTED_BASE = imported_base(config)  # a study of imported samples only: no model runs
 IMPORT_RE = "|".join(re.escape(name) for name in IMPORTS) or "-"
 RUN_RE = rf"{CHAIN_RE}/seed\d+|{EXTERNAL_RE}"  # a trained run or an external one: trajectory points hang off it
 BOOTSTRAP_KEYS = ("bootstrap", "ci", "seed")  # what every table with confidence intervals reads
@@ -426,7 +427,7 @@ def get_agreement_threshold(wildcards):
 
 def get_import_outputs():
     """The verifier-agreement table of each imported label and eval set: targets of `all`."""
-    labels = (["base"] if imported_base(config) else []) + IMPORTS
+    labels = (["base"] if IMPORTED_BASE else []) + IMPORTS
     return [f"{RESULTS}/tables/verifier_agreement/{c}/{e}.csv" for c in labels for e in config["eval_sets"]]
 
 
@@ -573,14 +574,12 @@ def get_figures():
 
 def get_js_eval_sets():
     """The eval sets of the JS analysis; none when the base is imported (JS runs the base model)."""
-    return [] if imported_base(config) else [e for e in config["eval_sets"] if e in ANALYSIS["divergence"]["eval_sets"]]
+    return [] if IMPORTED_BASE else [e for e in config["eval_sets"] if e in ANALYSIS["divergence"]["eval_sets"]]
 
 
 def get_intervention_eval_sets():
     """The eval sets of the opening intervention; none when the base is imported (it samples the models)."""
-    return (
-        [] if imported_base(config) else [e for e in config["eval_sets"] if e in ANALYSIS["intervention"]["eval_sets"]]
-    )
+    return [] if IMPORTED_BASE else [e for e in config["eval_sets"] if e in ANALYSIS["intervention"]["eval_sets"]]
 
 
 def has_perplexity():
@@ -590,7 +589,7 @@ def has_perplexity():
 
 def get_openings_tokenizer(wildcards):
     """The base's manifest, whose tokenizer decodes the openings; none for an imported base (word openings)."""
-    return {} if imported_base(config) else {"tokenizer": f"{RESULTS}/checkpoints/base/manifest.json"}
+    return {} if IMPORTED_BASE else {"tokenizer": f"{RESULTS}/checkpoints/base/manifest.json"}
 
 
 def get_openings_tokenizer_arg(wildcards, input):
@@ -883,7 +882,7 @@ def get_budget_cfg():
 def get_budget_outputs():
     """One budget for the whole study (every model), beside the models' folders; none for a study of
     imported samples only, which runs no model."""
-    return [] if imported_base(config) else [f"{TOP}/budget.md", f"{TOP}/budget.csv"]
+    return [] if IMPORTED_BASE else [f"{TOP}/budget.md", f"{TOP}/budget.csv"]
 
 
 # ---- best@k at a larger k (workflow/rules/large_k.smk)
@@ -972,7 +971,7 @@ def get_single_token_outputs():
 
 
 def get_final_output():
-    base_metrics = [] if imported_base(config) else [f"{RESULTS}/checkpoints/base/metrics.json"]
+    base_metrics = [] if IMPORTED_BASE else [f"{RESULTS}/checkpoints/base/metrics.json"]
     return get_budget_outputs() + for_each_model(
         [
             *base_metrics,

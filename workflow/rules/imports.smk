@@ -12,7 +12,7 @@ localrules:
 ruleorder: import_samples > sample
 
 
-if imported_base(config):
+if IMPORTED_BASE:
 
     ruleorder: import_base > sample
 

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from rlvr_support.config.benchmarks import prompt_benchmark
 from rlvr_support.imports.prompt_keys import text_key
+from rlvr_support.imports.task_fields import prompt_key_of
 
 MATCHES = ("text", "id")
 _SHOWN = 5
@@ -45,7 +46,7 @@ class StudyPrompts:
                 rec = json.loads(line)
                 if rec.get("split", "eval") != "eval":
                     continue  # the sample job draws from the eval split only (sampling/jobs.py)
-                key = text_key(rec["prompt"]) if match == "text" else rec["id"].rsplit("-", 1)[-1]
+                key = text_key(rec["prompt"]) if match == "text" else prompt_key_of(rec["id"])
                 if key in self._by:
                     raise ValueError(f"{self.path}: prompts {self._by[key]!r} and {rec['id']!r} have the same "
                                      f"{'text' if match == 'text' else 'id key'}: imported prompts cannot be matched")

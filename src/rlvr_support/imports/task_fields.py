@@ -35,6 +35,11 @@ def prompt_id(benchmark: str, key: str) -> str:
     return f"{benchmark}{PROMPT_ID_SEP}{key}"
 
 
+def prompt_key_of(pid: str) -> str:
+    """The key part of a prompt id (`prompt_id`'s inverse; a benchmark name may hold the separator)."""
+    return pid.rsplit(PROMPT_ID_SEP, 1)[-1]
+
+
 def field_paths(spec: dict[str, Any]) -> dict[str, str | None]:
     """The dotted paths this entry reads: the format's defaults, overridden by `fields:`."""
     return {**DEFAULT_FIELDS[spec["format"]], **{k: v for k, v in (spec.get("fields") or {}).items()}}

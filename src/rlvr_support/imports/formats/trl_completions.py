@@ -20,9 +20,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from rlvr_support.imports.formats.sniff import require_fields
 from rlvr_support.imports.formats.source_files import parquet_columns, parquet_rows
-from rlvr_support.imports.formats.verl import grouped_rows, steps_wanted
+from rlvr_support.imports.formats.verl import grouped_rows, rows_of_steps, steps_wanted
 from rlvr_support.imports.prompt_keys import text_key
 from rlvr_support.imports.records import ImportedPrompt, ImportFormatError, message_text, score_value
 
@@ -47,12 +46,6 @@ def read(path, spec: dict[str, Any]) -> Iterator[ImportedPrompt]:
     if score_col and score_col not in columns:
         raise ImportFormatError(f"{path}:row 0", score_col, f"missing column (the file's columns: {', '.join(columns)})")
 
-    def rows():
-        for where, row in parquet_rows(path):
-            require_fields(row, ("prompt", "completion"), where, "trl_completions")
-            if steps is None or row.get("step") in steps:
-                yield where, row
-
     def prompt_of(where, row):
         text = message_text(row["prompt"], where, "prompt")
         return text_key(text), text
@@ -65,4 +58,5 @@ def read(path, spec: dict[str, Any]) -> Iterator[ImportedPrompt]:
         return ImportedPrompt(prompt_key=key, prompt=text, doc=doc, responses=responses, where=where,
                               source_scores=scores, appends=True)
 
-    yield from grouped_rows(rows(), prompt_of, make)
+    rows = rows_of_steps(parquet_rows(path), ("prompt", "completion"), "trl_completions", steps)
+    yield from grouped_rows(rows, prompt_of, make)

@@ -34,6 +34,15 @@ def steps_wanted(spec: dict[str, Any]) -> set[int] | None:
     return set(step) if isinstance(step, list) else {step}
 
 
+def rows_of_steps(rows, fields: tuple[str, ...], fmt: str, steps: set[int] | None):
+    """The (where, row) pairs of a one-row-per-sample log (verl, TRL) that carry `fields` and, when `steps`
+    is given, whose `step` is one of them."""
+    for where, row in rows:
+        require_fields(row, fields, where, fmt)
+        if steps is None or row.get("step") in steps:
+            yield where, row
+
+
 def grouped_rows(rows, prompt_of, make):
     """Records of adjacent rows that share a prompt key: `prompt_of(where, row)` -> (key, text),
     `make(key, text, [(where, row), ...])` -> record."""
@@ -54,12 +63,6 @@ def read(path, spec: dict[str, Any]) -> Iterator[ImportedPrompt]:
     steps = steps_wanted(spec)
     score_field = spec.get("source_score", "score")
 
-    def rows():
-        for where, row in json_lines(path):
-            require_fields(row, ("input", "output"), where, "verl")
-            if steps is None or row.get("step") in steps:
-                yield where, row
-
     def prompt_of(where, row):
         text = typed(row["input"], str, where, "input", "the decoded prompt text")
         return text_key(text), text
@@ -74,4 +77,4 @@ def read(path, spec: dict[str, Any]) -> Iterator[ImportedPrompt]:
         return ImportedPrompt(prompt_key=key, prompt=text, doc=doc, responses=responses, where=where,
                               source_scores=scores, appends=True, extra={"gts": first.get("gts")})
 
-    yield from grouped_rows(rows(), prompt_of, make)
+    yield from grouped_rows(rows_of_steps(json_lines(path), ("input", "output"), "verl", steps), prompt_of, make)
