@@ -102,3 +102,25 @@ def test_routed_table_keeps_benchmarks_and_reads_an_old_plain_table(tmp_path):
     old = plain[plain["benchmark"] == "gsm8k"].drop(columns="benchmark")
     t_old = routed_table(old, parse_files(routed_paths, tmp_path / "routed"), **OPTS)
     assert set(t_old.loc[t_old["sampling"] == "plain", "benchmark"]) == {"math"}
+
+
+def test_prompts_of_different_n_are_each_counted_up_to_their_own_n(tmp_path):
+    """Imported samples: one benchmark whose prompts have n = 2 and n = 4."""
+    ragged = {"math": {"a": [1, 0], "b": [0, 0, 1, 0]}}
+    t = passk_table(parse_files([write_benchmark_scores(tmp_path, "base", "math", ragged)], tmp_path), **OPTS)
+    assert sorted(set(t["k"])) == [1, 2, 4]
+    assert (_value(t, "math", "pass@k", 2)["n_prompts"], _value(t, "math", "pass@k", 4)["n_prompts"]) == (2, 1)
+    assert _value(t, "math", "pass@k", 2)["mean"] == pytest.approx((1 + 1 / 2) / 2)  # b: 1 - C(3,2)/C(4,2)
+    assert _value(t, "math", "pass@k", 4)["mean"] == 1.0 and _value(t, "math", "pass@k", 4)["n_samples"] == 4
+
+
+def test_maj_at_k_rows_for_math_from_the_extracted_answers(tmp_path):
+    rewards = {"math": {"p": [1, 0, 0, 0], "q": [1, 1, 0, 0]}}
+    answers = {"p": ["4", "5", "5", None], "q": ["9", "9.0", "1", "2"]}
+    paths = [write_benchmark_scores(tmp_path, "base", "math", rewards, answers=answers),
+             write_benchmark_scores(tmp_path, "base", "if", {"if": {"i": [1, 0]}}, task="if")]
+    t = passk_table(parse_files(paths, tmp_path), **OPTS)
+    # p: 4 against 5 twice -> wrong at k=4; q: the two spellings of 9 against 1 and 2 -> right
+    assert _value(t, "math", "maj@k", 4)["mean"] == pytest.approx(0.5)
+    assert _value(t, "math", "maj@k", 1)["mean"] == pytest.approx(_value(t, "math", "pass@k", 1)["mean"])
+    assert "maj@k" not in set(t[t["eval_set"] == "if"]["metric"])  # IF answers are not voted on

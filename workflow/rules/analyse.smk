@@ -16,6 +16,10 @@ rule passk_table:
         ),
         headline_md=f"{RESULTS}/tables/headline.md",
         table_md=f"{RESULTS}/tables/passk.md",
+        difficulty=report(
+            f"{RESULTS}/tables/difficulty.csv", caption="../report/difficulty_table.rst", category="1. pass@k and best@k"
+        ),
+        difficulty_md=f"{RESULTS}/tables/difficulty.md",
     log:
         f"{RESULTS}/logs/analyse/passk_table.log",
     conda:
@@ -27,7 +31,7 @@ rule passk_table:
         code=get_code("passk-table"),
     shell:
         "python -m rlvr_support passk-table --scores {input} --scores-root {params.root}/scores --cfg {params.cfg:q} "
-        "--out {output.table} --headline {output.headline} > {log} 2>&1"
+        "--out {output.table} --headline {output.headline} --difficulty {output.difficulty} > {log} 2>&1"
 
 
 rule figure_passk:

@@ -26,7 +26,7 @@ from rlvr_support.analysis.papers import INVISIBLE_LEASH, SHARPENING_COLLAPSE, S
 from rlvr_support.analysis.passk_table import per_prompt_metrics
 from rlvr_support.analysis.resample import MIN_VERDICT_SEEDS, ci_side, claim_verdict, paired_grouped_diff
 from rlvr_support.analysis.runs import by_chain, is_trained
-from rlvr_support.analysis.scores import ScoreFile, benchmark_matrices
+from rlvr_support.analysis.scores import PromptBlock, ScoreFile, benchmark_matrices
 from rlvr_support.analysis.trainability import mixed_share_effects
 
 COLUMNS = ["claim", "paper", "chain", "eval_set", "benchmark", "measure", "expected_sign", "effect", "ci_low",
@@ -72,7 +72,7 @@ def _passk_effects(files: list[ScoreFile], *, n_boot, ci, seed) -> dict[tuple[st
         out[(chain, eval_set)] = {}
         for bench, (ids_b, s_b, g_b) in base_mats.items():
             n = s_b.shape[1]
-            base = per_prompt_metrics(s_b, g_b, [1, n])
+            base = per_prompt_metrics(PromptBlock(ids_b, s_b, g_b, None), [1, n], seed=seed)
             per_seed = []
             for f, mats in zip(group, seed_mats):
                 if list(mats) != list(base_mats):
@@ -80,7 +80,7 @@ def _passk_effects(files: list[ScoreFile], *, n_boot, ci, seed) -> dict[tuple[st
                 ids, s, g = mats[bench]
                 if ids != ids_b or s.shape[1] != n:
                     raise ValueError(f"{f.path} [{bench}]: prompts or n differ from the base's")
-                per_seed.append(per_prompt_metrics(s, g, [1, n]))
+                per_seed.append(per_prompt_metrics(PromptBlock(ids, s, g, None), [1, n], seed=seed))
             eff = {}
             for name, metric, j in (("pass@1", "pass@k", 0), ("best@kmax", "best@k", 1),
                                     ("coverage@kmax", "coverage", 1)):

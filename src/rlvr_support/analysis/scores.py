@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from rlvr_support.analysis.benchmarks import benchmark_column, split_benchmarks
+from rlvr_support.metrics.majority import answer_classes
 from rlvr_support.scoring.rewards import graded_reward, success as success_of
 from rlvr_support.storage.atomic import read_scores
 
@@ -63,13 +64,52 @@ def benchmark_matrices(path: str | Path) -> dict[str, tuple[list[str], np.ndarra
     return {b: _matrices(part, f"{path} [{b}]") for b, part in split_benchmarks(df, Path(path).stem).items()}
 
 
+@dataclass(frozen=True)
+class PromptBlock:
+    """The prompts of one benchmark that share n, in prompt-id order: their ids, binary success and
+    graded reward (P, n), and for math prompts their answer classes (metrics.majority; else None)."""
+    ids: list[str]
+    success: np.ndarray
+    graded: np.ndarray
+    answers: np.ndarray | None
+
+    @property
+    def n(self) -> int:
+        return self.success.shape[1]
+
+
+def benchmark_blocks(path: str | Path) -> dict[str, list[PromptBlock]]:
+    """{benchmark: its prompts grouped by n (ascending)}, benchmarks in the prompts' order: what the
+    tables read where prompts may have different n (imported samples: each prompt's own n)."""
+    df = read_scores(path)
+    out = {}
+    for bench, part in split_benchmarks(df, Path(path).stem).items():
+        part = part.sort_values(["prompt_id", "sample_idx"], kind="stable")
+        n_of = part.groupby("prompt_id", sort=True)["prompt_id"].transform("size").to_numpy()
+        blocks = []
+        for n in sorted(set(n_of.tolist())):
+            rows = part[n_of == n]
+            ids, success, graded = _matrices(rows, f"{path} [{bench}]")
+            answers = None
+            if rows["task"].iloc[0] == "math" and "extracted_answer" in rows:
+                answers = np.stack([answer_classes(list(a), list(ok)) for a, ok in zip(
+                    np.reshape(rows["extracted_answer"].to_numpy(object), (-1, n)), success)])
+            blocks.append(PromptBlock(ids, success, graded, answers))
+        out[bench] = blocks
+    return out
+
+
 def _matrices(df, where: str) -> tuple[list[str], np.ndarray, np.ndarray]:
     df = df.sort_values(["prompt_id", "sample_idx"], kind="stable")
     if df.empty:
         raise ValueError(f"{where}: no scored samples")
     counts = df.groupby("prompt_id", sort=True).size()
     if counts.nunique() != 1:
-        raise ValueError(f"{where}: prompts have different sample counts {sorted(counts.unique())}")
+        by_n = counts.groupby(counts).apply(lambda s: list(s.index[:3]))
+        raise ValueError(f"{where}: prompts have different sample counts ("
+                         + "; ".join(f"n={n}: {', '.join(ids)}" for n, ids in by_n.items())
+                         + "); this table needs one n per benchmark (the pass@k and difficulty tables "
+                         "take each prompt's own n)")
     n = int(counts.iloc[0])
     success = success_of(df).to_numpy(bool).reshape(-1, n)
     graded = graded_reward(df).to_numpy(float).reshape(-1, n)

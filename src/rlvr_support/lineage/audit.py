@@ -294,8 +294,8 @@ def explain_passk(table_path: Path, rec: dict, sidecar: Path, row: pd.Series, co
     (of the row's benchmark: `all` pools every benchmark of the eval set)."""
     from rlvr_support.analysis.benchmarks import POOLED
     from rlvr_support.analysis.passk_table import passk_table
-    from rlvr_support.analysis.scores import benchmark_matrices, parse_score_path
-    from rlvr_support.metrics import bootstrap, passk
+    from rlvr_support.analysis.scores import benchmark_blocks, parse_score_path
+    from rlvr_support.metrics import bootstrap, majority, passk
 
     root = job_root(sidecar, rec)
     metric, k = row.get("metric"), row.get("k")
@@ -320,16 +320,19 @@ def explain_passk(table_path: Path, rec: dict, sidecar: Path, row: pd.Series, co
     for f in files:
         sc = sidecar_of(f.path)
         samples = [i["path"] for i in load(sc)["inputs"] if "/samples/" in i["path"]] if sc.is_file() else []
-        mats = benchmark_matrices(f.path)
-        for b, (ids, success, graded) in mats.items():
-            if bench in (b, POOLED):
-                label = f" [{b}]" if len(mats) > 1 else ""
-                say(f"  scores  {_display(f.path)}{label}: {len(ids)} prompts x {success.shape[1]} samples, "
-                    f"{int(success.sum())} successes (reward >= 1), mean graded reward {graded.mean():.4f}")
+        blocks = benchmark_blocks(f.path)
+        for b, part in blocks.items():
+            for blk in part if bench in (b, POOLED) else []:
+                label = f" [{b}]" if len(blocks) > 1 else ""
+                say(f"  scores  {_display(f.path)}{label}: {len(blk.ids)} prompts x {blk.n} samples, "
+                    f"{int(blk.success.sum())} successes (reward >= 1), mean graded reward {blk.graded.mean():.4f}")
         for s in samples:
             say(f"  samples {s} (via {_display(sc)})")
-    fn = {"pass@k": passk.pass_at_k, "best@k": passk.best_at_k, "coverage": passk.coverage_at_k}[metric]
+    fn = {"pass@k": passk.pass_at_k, "best@k": passk.best_at_k, "coverage": passk.coverage_at_k,
+          "maj@k": majority.maj_at_k_matrix}[metric]
     say(f"\nper prompt ({fn.__module__}.{fn.__name__}):\n" + _indent(_doc(fn)))
+    if metric == "maj@k":
+        say(_indent(_doc(majority)))
     say(f"\nover prompts and seeds ({bootstrap.__name__}.bootstrap_ci_grouped):\n"
         + _indent(_doc(bootstrap.bootstrap_ci_grouped)))
     cfg = rec["config"]["cfg"]

@@ -1,5 +1,5 @@
-"""`python -m rlvr_support passk-table`: pass@k / best@k / coverage with bootstrap CIs, and the
-headline table.
+"""`python -m rlvr_support passk-table`: pass@k / best@k / coverage / maj@k with bootstrap CIs, the
+headline table and the difficulty-bin table.
 
 Run by `passk_table` (workflow/rules/analyse.smk), `large_k_table` (workflow/rules/large_k.smk);
 registered by cli/main.py.
@@ -28,6 +28,11 @@ def cmd_passk_table(a):
         md = ci_markdown(head, ["pass@1", "best@kmax", "coverage@kmax"])
         write_text(Path(a.headline).with_suffix(".md"), md)
         print(md)
+    if a.difficulty:
+        from rlvr_support.analysis.difficulty_table import difficulty_table
+
+        write_table(difficulty_table(files, n_boot=a.cfg["bootstrap"], ci=a.cfg["ci"], seed=a.cfg["seed"]),
+                    a.difficulty)
 
 
 def register(verb) -> None:
@@ -37,3 +42,5 @@ def register(verb) -> None:
     s.add_argument("--cfg", type=_json, required=True, help="the config's `analysis` section as JSON")
     s.add_argument("--out", required=True, help="CSV of pass@k / best@k / coverage at every k (a .md beside it)")
     s.add_argument("--headline", help="also write the headline table here (CSV, and .md beside it)")
+    s.add_argument("--difficulty", help="also write pass@1 and pass@k per bin of the base's pass rate here "
+                                        "(CSV, and .md beside it)")
