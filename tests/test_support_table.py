@@ -80,3 +80,16 @@ def test_a_file_without_the_benchmark_column_is_one_benchmark(tmp_path):
              write_scores(tmp_path, "math/seed0", "if", {"a": [0], "b": [0]}, task="if")]
     summary, per_prompt = support_tables(parse_files(paths, tmp_path), delta=0.1, n_boot=10, ci=0.9, seed=0)
     assert list(summary["benchmark"]) == ["if"] and set(per_prompt["benchmark"]) == {"if"}
+
+
+def test_prompts_of_different_n_are_judged_at_their_own_budget(tmp_path):
+    # imported samples: p0 has 4 samples on both sides, p1 2 in the base and 3 in the checkpoint.
+    # p0's base success is its 4th sample, so it is in the base's support at budget 4 (P), not at 2;
+    # p1 is judged at budget 2: the checkpoint's 3rd sample, its only success, is outside it (O)
+    base = {"p0": [0, 0, 0, 1], "p1": [0, 0]}
+    rl = {"p0": [1, 0, 0, 0], "p1": [0, 0, 1]}
+    paths = [write_scores(tmp_path, "base", "math", base), write_scores(tmp_path, "math/seed0", "math", rl)]
+    summary, per_prompt = support_tables(parse_files(paths, tmp_path), delta=0.05, n_boot=20, ci=0.9, seed=0)
+    assert dict(zip(per_prompt["prompt_id"], per_prompt["category"])) == {"p0": "preservation", "p1": "out_of_support"}
+    row = summary.iloc[0]
+    assert row["k"] == 2 and row["epsilon"] == pytest.approx(support_epsilon(2, 0.05))

@@ -1,7 +1,9 @@
 """Empirical support categories of each checkpoint against the base, per eval set and benchmark.
 
 Each benchmark of an eval set (analysis.benchmarks) is its own row, at its own budget k; there
-are no pooled rows (benchmarks with different n have different eps).
+are no pooled rows (benchmarks with different n have different eps). Prompts of one benchmark may
+have different n (imported samples): each prompt is judged at its own budget, the smaller of its
+two sample counts, and the row's k and eps are those of the smallest budget (the weakest guarantee).
 
 Source: The Invisible Leash, sec. 3-4.  Per eval prompt, a policy has the
 prompt in its empirical support when any of its k = n samples succeeds (reward >= 1:
@@ -25,7 +27,7 @@ from rlvr_support.metrics.support import CATEGORIES, in_support, support_categor
 from rlvr_support.analysis.resample import grouped_sum_bootstrap
 from rlvr_support.analysis.runs import base_of, by_chain, is_trained, relation
 from rlvr_support.config.chains import stages
-from rlvr_support.analysis.scores import ScoreFile, benchmark_matrices
+from rlvr_support.analysis.scores import PromptBlock, ScoreFile, benchmark_blocks
 
 RATIOS = ("SRR", "NDR", "SDS", "NSCR")
 
@@ -41,19 +43,27 @@ def _ratios_from_counts(c: np.ndarray) -> np.ndarray:
     return np.stack([srr, ndr, sds, nscr], axis=-1)
 
 
+def _success_rows(blocks: list[PromptBlock]) -> dict[str, np.ndarray]:
+    """{prompt id: its samples' success}, each prompt at its own n."""
+    return {i: row for blk in blocks for i, row in zip(blk.ids, blk.success)}
+
+
 def per_prompt_categories(base: ScoreFile, ckpt: ScoreFile) -> dict[str, tuple[list[str], np.ndarray, int]]:
-    """{benchmark: (prompt ids, category per prompt, budget k)} with k = the smaller sample count
-    of the two files on that benchmark."""
-    mats_b, mats_c = benchmark_matrices(base.path), benchmark_matrices(ckpt.path)
-    if list(mats_b) != list(mats_c):
-        raise ValueError(f"{ckpt.path} and {base.path} hold different benchmarks {list(mats_c)} vs {list(mats_b)}")
+    """{benchmark: (prompt ids, category per prompt, budget k)}: a prompt's budget is the smaller of its
+    sample counts in the two files (each prompt's own n: imported samples may differ), k the smallest."""
+    blocks_b, blocks_c = benchmark_blocks(base.path), benchmark_blocks(ckpt.path)
+    if list(blocks_b) != list(blocks_c):
+        raise ValueError(f"{ckpt.path} and {base.path} hold different benchmarks {list(blocks_c)} vs {list(blocks_b)}")
     out = {}
-    for bench, (ids_b, succ_b, _) in mats_b.items():
-        ids_c, succ_c, _ = mats_c[bench]
-        if ids_b != ids_c:
+    for bench in blocks_b:
+        rows_b, rows_c = _success_rows(blocks_b[bench]), _success_rows(blocks_c[bench])
+        if set(rows_b) != set(rows_c):
             raise ValueError(f"{ckpt.path} and {base.path} cover different prompts of {bench}")
-        k = min(succ_b.shape[1], succ_c.shape[1])
-        out[bench] = ids_b, support_categories(in_support(succ_b, k), in_support(succ_c, k)), k
+        ids = sorted(rows_b)
+        budget = [min(rows_b[i].size, rows_c[i].size) for i in ids]
+        cats = support_categories(np.array([rows_b[i][:k].any() for i, k in zip(ids, budget)]),
+                                  np.array([rows_c[i][:k].any() for i, k in zip(ids, budget)]))
+        out[bench] = ids, cats, min(budget)
     return out
 
 
