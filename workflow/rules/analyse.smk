@@ -17,7 +17,9 @@ rule passk_table:
         headline_md=f"{RESULTS}/tables/headline.md",
         table_md=f"{RESULTS}/tables/passk.md",
         difficulty=report(
-            f"{RESULTS}/tables/difficulty.csv", caption="../report/difficulty_table.rst", category="1. pass@k and best@k"
+            f"{RESULTS}/tables/difficulty.csv",
+            caption="../report/difficulty_table.rst",
+            category="1. pass@k and best@k",
         ),
         difficulty_md=f"{RESULTS}/tables/difficulty.md",
     log:

@@ -48,20 +48,20 @@ def label_parts(label: str) -> tuple[str, int | None]:
     return (chain, int(s)) if sep and s.isdigit() else (label, None)
 
 
-def reward_matrices(path: str | Path, benchmark: str | None = None) -> tuple[list[str], np.ndarray, np.ndarray]:
-    """(prompt ids, binary success (P, n), graded reward (P, n)) of one benchmark of the file
-    (`None`: every prompt); every prompt must have the same n (per-benchmark budgets may give
-    benchmarks different n, so read them one at a time: `benchmark_matrices`)."""
-    df = read_scores(path)
-    if benchmark is not None:
-        df = df[benchmark_column(df, Path(path).stem) == benchmark]
-    return _matrices(df, f"{path}" + (f" [{benchmark}]" if benchmark is not None else ""))
-
-
 def benchmark_matrices(path: str | Path) -> dict[str, tuple[list[str], np.ndarray, np.ndarray]]:
-    """{benchmark: reward_matrices of its prompts}, benchmarks in the prompts' order."""
-    df = read_scores(path)
-    return {b: _matrices(part, f"{path} [{b}]") for b, part in split_benchmarks(df, Path(path).stem).items()}
+    """{benchmark: (prompt ids, binary success (P, n), graded reward (P, n))}, benchmarks in the prompts'
+    order: what the tables that need one n per benchmark read (trainability, polarisation, claims,
+    remedies). Where a benchmark's prompts have different n (imported samples), each prompt's first n
+    samples are read, n the smallest: a prompt's samples are exchangeable draws, so its first n are a
+    sample of n."""
+    out = {}
+    for bench, blocks in benchmark_blocks(path, answers=False).items():
+        n = blocks[0].n
+        ids = [i for blk in blocks for i in blk.ids]
+        order = np.argsort(np.array(ids, dtype=object), kind="stable")
+        out[bench] = ([ids[j] for j in order], np.concatenate([blk.success[:, :n] for blk in blocks])[order],
+                      np.concatenate([blk.graded[:, :n] for blk in blocks])[order])
+    return out
 
 
 @dataclass(frozen=True)
@@ -78,9 +78,10 @@ class PromptBlock:
         return self.success.shape[1]
 
 
-def benchmark_blocks(path: str | Path) -> dict[str, list[PromptBlock]]:
+def benchmark_blocks(path: str | Path, *, answers: bool = True) -> dict[str, list[PromptBlock]]:
     """{benchmark: its prompts grouped by n (ascending)}, benchmarks in the prompts' order: what the
-    tables read where prompts may have different n (imported samples: each prompt's own n)."""
+    tables read where prompts may have different n (imported samples: each prompt's own n).
+    `answers=False`: no answer classes (the tables that do not vote)."""
     df = read_scores(path)
     out = {}
     for bench, part in split_benchmarks(df, Path(path).stem).items():
@@ -90,11 +91,11 @@ def benchmark_blocks(path: str | Path) -> dict[str, list[PromptBlock]]:
         for n in sorted(set(n_of.tolist())):
             rows = part[n_of == n]
             ids, success, graded = _matrices(rows, f"{path} [{bench}]")
-            answers = None
-            if rows["task"].iloc[0] == "math" and "extracted_answer" in rows:
-                answers = np.stack([answer_classes(list(a), list(ok)) for a, ok in zip(
+            classes = None
+            if answers and rows["task"].iloc[0] == "math" and "extracted_answer" in rows:
+                classes = np.stack([answer_classes(list(a), list(ok)) for a, ok in zip(
                     np.reshape(rows["extracted_answer"].to_numpy(object), (-1, n)), success)])
-            blocks.append(PromptBlock(ids, success, graded, answers))
+            blocks.append(PromptBlock(ids, success, graded, classes))
         out[bench] = blocks
     return out
 
@@ -105,11 +106,7 @@ def _matrices(df, where: str) -> tuple[list[str], np.ndarray, np.ndarray]:
         raise ValueError(f"{where}: no scored samples")
     counts = df.groupby("prompt_id", sort=True).size()
     if counts.nunique() != 1:
-        by_n = counts.groupby(counts).apply(lambda s: list(s.index[:3]))
-        raise ValueError(f"{where}: prompts have different sample counts ("
-                         + "; ".join(f"n={n}: {', '.join(ids)}" for n, ids in by_n.items())
-                         + "); this table needs one n per benchmark (the pass@k and difficulty tables "
-                         "take each prompt's own n)")
+        raise ValueError(f"{where}: prompts have different sample counts {sorted(counts.unique())}")
     n = int(counts.iloc[0])
     success = success_of(df).to_numpy(bool).reshape(-1, n)
     graded = graded_reward(df).to_numpy(float).reshape(-1, n)
