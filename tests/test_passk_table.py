@@ -124,3 +124,11 @@ def test_maj_at_k_rows_for_math_from_the_extracted_answers(tmp_path):
     assert _value(t, "math", "maj@k", 4)["mean"] == pytest.approx(0.5)
     assert _value(t, "math", "maj@k", 1)["mean"] == pytest.approx(_value(t, "math", "pass@k", 1)["mean"])
     assert "maj@k" not in set(t[t["eval_set"] == "if"]["metric"])  # IF answers are not voted on
+
+
+def test_the_headline_reads_the_largest_k_every_prompt_reaches(tmp_path):
+    ragged = {"math": {"a": [1, 0], "b": [0, 0, 1, 0]}}
+    t = passk_table(parse_files([write_benchmark_scores(tmp_path, "base", "math", ragged)], tmp_path), **OPTS)
+    head = headline_table(t).iloc[0]
+    assert (head["k_max"], head["n_prompts"]) == (2, 2)
+    assert head["best@kmax"] == pytest.approx((1 + 1 / 2) / 2)

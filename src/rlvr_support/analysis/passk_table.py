@@ -120,14 +120,16 @@ def passk_table(files: list[ScoreFile], *, n_boot: int, ci: float, seed: int) ->
 
 
 def headline_table(passk: pd.DataFrame) -> pd.DataFrame:
-    """chain x eval set x benchmark: pass@1, best@k and coverage at the benchmark's largest k, each with its CI."""
+    """chain x eval set x benchmark: pass@1, best@k and coverage at the benchmark's largest k that every
+    prompt reaches, each with its CI."""
     if "benchmark" not in passk:  # a table written before benchmarks: one per eval set
         passk = passk.assign(benchmark=passk["eval_set"])
     out = []
     for (chain, eval_set, bench), g in passk.groupby(["chain", "eval_set", "benchmark"], sort=False):
-        kmax = int(g["k"].max())
+        every = int(g["n_prompts"].max())  # k max: the largest k every prompt reaches (each prompt's own n)
+        kmax = int(g.loc[g["n_prompts"] == every, "k"].max())
         row = {"chain": chain, "eval_set": eval_set, "benchmark": bench, "n_seeds": int(g["n_seeds"].iloc[0]),
-               "n_prompts": int(g["n_prompts"].iloc[0]), "k_max": kmax}
+               "n_prompts": every, "k_max": kmax}
         for metric, k, name in (("pass@k", 1, "pass@1"), ("best@k", kmax, "best@kmax"), ("coverage", kmax, "coverage@kmax")):
             r = g[(g["metric"] == metric) & (g["k"] == k)].iloc[0]
             row[name], row[f"{name}_lo"], row[f"{name}_hi"] = r["mean"], r["ci_low"], r["ci_high"]
