@@ -210,3 +210,116 @@ def test_the_import_example_runs_from_a_clean_directory_on_the_tools_own_files(t
     audit = subprocess.run([sys.executable, "-m", "rlvr_support", "audit", "results/samples/trl-grpo/math.parquet"],
                            cwd=work, capture_output=True, text=True)
     assert audit.returncode == 0 and "trl/completions/completions_00001.parquet" in audit.stdout, audit.stdout
+
+
+# ---- `model:` and `tokenizer:` of an imported label (config/import_models.py): what the plan holds, dry runs only
+
+def planned_jobs(plan: str) -> list[tuple[str, list[str], str]]:
+    """(rule, outputs, shell command) of each job of a `snakemake -n -p` plan."""
+    import re
+
+    jobs = []
+    for block in re.split(r"\n(?=(?:local)?rule \w+:\n)", plan):
+        head = re.match(r"(?:local)?rule (\w+):\n", block)
+        if head:
+            out = re.search(r"^    output: (.*)$", block, re.M)
+            shell = re.search(r"^Shell command: (.*)$", block, re.M)
+            jobs.append((head.group(1), out.group(1).split(", ") if out else [], shell.group(1) if shell else ""))
+    return jobs
+
+
+def model_study(work: Path, shards: int = 1) -> Path:
+    """The smoke study in a fresh directory with two imported labels: `lab` with its weights (a folder that passes
+    the config's check; a dry run loads nothing), named by large k and single tokens, and `txt` with a tokenizer."""
+    from test_external_checkpoints import model_folder
+
+    work.mkdir(parents=True, exist_ok=True)
+    (work / "files").mkdir()
+    for e in EVAL_SETS:
+        (work / "files" / f"{e}.jsonl").write_text('{"q": "x", "r": "y"}\n')
+    (work / "tok").mkdir()
+    (work / "tok" / "tokenizer_config.json").write_text("{}")
+    entry = {e: {"format": "plain_jsonl", "files": [f"files/{e}.jsonl"], "fields": {"prompt": "q", "response": "r"}}
+             for e in EVAL_SETS}
+    smoke = yaml.safe_load(SMOKE_CONFIG.read_text())
+    analysis = {"large_k": {**smoke["analysis"]["large_k"], "checkpoints": ["base", "lab"]},
+                "single_token": {**smoke["analysis"]["single_token"], "checkpoints": ["if", "lab"]}}
+    cfg = {"imports": {"lab": {"eval_sets": entry, "model": {"kind": "local", "path": str(model_folder(work / "w"))}},
+                       "txt": {"eval_sets": entry, "tokenizer": {"path": str(work / "tok")}}},
+           "analysis": analysis, "sampling": {"shards": shards}}
+    (work / "imports.yaml").write_text(yaml.safe_dump(cfg))
+    return work / "imports.yaml"
+
+
+def test_an_import_with_a_model_gets_the_model_analyses_and_keeps_its_samples_from_its_files(tmp_path):
+    cfg = model_study(tmp_path)
+    jobs = planned_jobs(run_snakemake(tmp_path, "all", "-n", "-p", config=[SMOKE_CONFIG, cfg]).stdout)
+    outputs = {o: rule for rule, outs, _ in jobs for o in outs}
+    shells = {rule: shell for rule, _, shell in jobs}
+    for e in EVAL_SETS:  # its samples: imported, its own model's tokens given to their text; never sampled
+        assert outputs[f"results/samples/lab/{e}.parquet"] == "import_samples"
+        assert outputs[f"results/samples/txt/{e}.parquet"] == "import_samples"
+    assert not [o for rule, outs, _ in jobs if rule == "sample" for o in outs if "/lab/" in o or "/txt/" in o]
+    assert "--tokenizer results/checkpoints/lab/manifest.json" in next(
+        s for r, outs, s in jobs if r == "import_samples" and "results/samples/lab/math.parquet" in outs)
+    assert "--tokenizer" not in next(
+        s for r, outs, s in jobs if r == "import_samples" and "results/samples/txt/math.parquet" in outs)
+    # the model analyses cover it like an external checkpoint; the label without a model stays out of them
+    assert outputs["results/checkpoints/lab/manifest.json"] == "external_checkpoint"
+    assert outputs["results/analysis/js/lab/math.parquet"] == "positional_js"
+    assert outputs["results/analysis/perplexity/lab/math.parquet"] == "perplexity"
+    assert "lab=results/checkpoints/lab/manifest.json" in shells["opening_intervention"]
+    assert outputs["results/large_k/samples/lab/math.parquet"] == "sample_large_k"
+    assert outputs["results/single_token/lab/math.parquet"] == "single_token"
+    assert not [o for o in outputs if "/txt/" in o and ("analysis/" in o or "large_k/" in o)]
+    assert "txt=" not in shells["opening_intervention"]
+    # openings: each label in the tokens of its tokenizer, its model's or its own (declared by a local rule)
+    assert outputs["results/imports/txt/tokenizer.json"] == "import_tokenizer"
+    assert ("--label-tokenizer lab=results/checkpoints/lab/manifest.json txt=results/imports/txt/tokenizer.json"
+            in shells["openings_table"])
+
+
+def test_an_imported_model_and_tokenizer_are_fetched_by_prefetch_and_shards_sample_nothing_for_them(tmp_path):
+    cfg = model_study(tmp_path, shards=2)
+    prefetch = planned_jobs(run_snakemake(tmp_path, "prefetch", "-n", config=[SMOKE_CONFIG, cfg]).stdout)
+    fetched = {o for _, outs, _ in prefetch for o in outs}
+    assert {"results/checkpoints/lab/manifest.json", "results/imports/txt/tokenizer.json"} <= fetched
+    # with shards, sample_merge could also make the label's samples from sample jobs of its model: ruleorder
+    jobs = planned_jobs(run_snakemake(tmp_path, "all", "-n", config=[SMOKE_CONFIG, cfg]).stdout)
+    assert not [o for rule, outs, _ in jobs if rule in ("sample", "sample_merge") for o in outs if "/lab/" in o]
+    assert {rule for rule, outs, _ in jobs if "results/samples/lab/math.parquet" in outs} == {"import_samples"}
+
+
+def test_the_math_checkpoints_samples_imported_with_its_weights_read_as_that_checkpoint(smoke_run, tmp_path):
+    """The math checkpoint's samples imported as text with its weights (`model:`): the import job gives them the
+    model's tokens, so JS teacher-forces them to the checkpoint's own divergences. The base's samples imported as
+    text with the base's tokenizer (`tokenizer:`): split like the base's texts, every opening is in its support."""
+    tree = copy_tree(smoke_run, tmp_path / "tree")
+    write_labelled(tree, "math/seed0", tmp_path / "files", "math")
+    write_labelled(tree, "base", tmp_path / "files", "base")
+    shutil.copytree(tree / "results/checkpoints/math/seed0/model", tmp_path / "weights")
+    fields = {"prompt": "question", "response": "completion", "sample": "n"}
+
+    def entry(name):
+        return {e: {"format": "plain_jsonl", "files": [str(tmp_path / f"files/{name}_{e}.jsonl")], "fields": fields}
+                for e in EVAL_SETS}
+
+    cfg = {"imports": {
+        "lab": {"eval_sets": entry("math"), "model": {"kind": "local", "path": str(tmp_path / "weights")}},
+        "txt": {"eval_sets": entry("base"), "tokenizer": {"path": str(tree / "results/checkpoints/base/model")}}}}
+    (tmp_path / "imports.yaml").write_text(yaml.safe_dump(cfg))
+    run_snakemake(tree, "results/analysis/js/lab/math.parquet", "results/tables/openings_summary.csv",
+                  config=[SMOKE_CONFIG, tmp_path / "imports.yaml"])
+    assert "24 of them tokenized from their text" in (tree / "results/logs/import/lab/math.log").read_text()
+    ours = pd.read_parquet(tree / "results/analysis/js/lab/math.parquet")
+    theirs = pd.read_parquet(tree / "results/analysis/js/math/seed0/math.parquet")
+    keys = ["source", "prompt_id", "sample_idx", "position"]
+    both = ours.merge(theirs, on=keys, suffixes=("", "_math"), validate="one_to_one")
+    # the same sequences (the imported ones without the eos the sampler appended: no finish reason came with them)
+    sequences = [set(map(tuple, t[keys[:3]].to_numpy())) for t in (ours, theirs)]
+    assert len(both) == len(ours) > 0 and sequences[0] == sequences[1]
+    assert (both["js"] - both["js_math"]).abs().max() < 1e-6
+    summary = pd.read_csv(tree / "results/tables/openings_summary.csv", keep_default_na=False)
+    txt = summary[summary["chain"] == "txt"]
+    assert len(txt) == len(EVAL_SETS) and set(txt["unit"]) == {"tokens"} and set(txt["tokenizer"]) == {"txt"}
+    assert (txt["in_base_mass"] == 1.0).all()

@@ -76,3 +76,57 @@ def test_openings_of_old_files_are_one_benchmark_and_bare_benchmarks_open_with_w
     _, summary, _ = openings_tables(parse_files([bare], tmp_path / "new" / "samples"), m=2, top=2, n_boot=10,
                                     ci=0.9, seed=0)
     assert dict(zip(summary["benchmark"], summary["unit"])) == {"gsm8k": "tokens", "math500": "words"}
+
+
+# ---- an imported label's tokenizer (imports.<label>.tokenizer or its model's): openings in its first tokens
+
+def _tok_ids(tok, text):
+    return tok(text, add_special_tokens=False)["input_ids"]
+
+
+def test_a_text_only_label_with_a_tokenizer_opens_in_its_tokens(tmp_path):
+    """In first words the openings `answer : 12` and `answer : 13` differ (m = 3), in the toy tokenizer's
+    tokens both are `answer : ▁` (each digit is a token), so the label's in-base mass is 0 in words, 1 in tokens."""
+    from rlvr_support.data.toyworld.tokenizer import build_tokenizer
+
+    tok = build_tokenizer()
+    base = [sample("p", "math", _tok_ids(tok, "answer : 12"), text="answer : 12") for _ in range(2)]
+    lab = [sample("p", "math", [], text="answer : 13", arrays=False) for _ in range(2)]
+    files = [write_benchmark_files(tmp_path, "base", "math", base)[0],
+             write_benchmark_files(tmp_path, "lab", "math", lab)[0]]
+    args = dict(m=3, top=2, n_boot=10, ci=0.9, seed=0, tokenizer=tok)
+    _, words, _ = openings_tables(parse_files(files, tmp_path / "samples"), **args)
+    row = words.set_index("chain").loc["lab"]
+    assert row["unit"] == "words" and row["tokenizer"] == "" and row["in_base_mass"] == 0.0
+    shift, summary, _ = openings_tables(parse_files(files, tmp_path / "samples"), **args,
+                                        label_tokenizers={"lab": build_tokenizer()})
+    row = summary.set_index("chain").loc["lab"]
+    assert row["unit"] == "tokens" and row["tokenizer"] == "lab" and row["in_base_mass"] == 1.0
+    assert row["top_opening"] == tok.decode(_tok_ids(tok, "answer : 13")[:3])
+    assert shift["opening"].tolist() == [" ".join(map(str, _tok_ids(tok, "answer : 12")[:3]))]
+    base_row = summary.set_index("chain").loc["base"]  # the base's own row: its sampled ids
+    assert base_row["unit"] == "tokens" and base_row["tokenizer"] == "base"
+
+
+@pytest.mark.parametrize("base_tokenizer", ["toy", None], ids=["base-vocabulary", "imported-base"])
+def test_a_label_with_a_tokenizer_splits_both_sides_texts_and_leaves_stored_ids_aside(tmp_path, base_tokenizer):
+    """The label's tokens come from its text, so the base's do too: stored ids (here not the texts' split, as
+    when a model samples a split its tokenizer would not make, or of another vocabulary) are left aside on both
+    sides, whether the base has a tokenizer or, imported, none."""
+    from rlvr_support.data.toyworld.tokenizer import build_tokenizer
+    from test_imports_tokenizers import other_vocab_tokenizer
+
+    base = [sample("p", "math", [9, 9, 9], text="answer : 12", arrays=base_tokenizer is not None)]
+    lab = [sample("p", "math", [7, 7, 7], text="answer : 13"), sample("p", "math", [], text="step : 1", arrays=False)]
+    files = [write_benchmark_files(tmp_path, "base", "math", base)[0],
+             write_benchmark_files(tmp_path, "lab", "math", lab)[0]]
+    other = other_vocab_tokenizer()
+    shift, summary, _ = openings_tables(parse_files(files, tmp_path / "samples"), m=2, top=3, n_boot=10, ci=0.9,
+                                        seed=0, tokenizer=build_tokenizer() if base_tokenizer else None,
+                                        label_tokenizers={"lab": other})
+    row = summary.set_index("chain").loc["lab"]
+    assert row["unit"] == "tokens" and row["tokenizer"] == "lab" and row["in_base_mass"] == 0.5
+    s = shift.set_index("opening")
+    assert s.loc["1 2", "in_base_support"] and s.loc["1 2", "opening_text"] == other.decode([1, 2])
+    assert not s.loc["3 2", "in_base_support"] and "7 7" not in s.index and "9 9" not in s.index
+    assert summary.set_index("chain").loc["base", "unit"] == ("tokens" if base_tokenizer else "words")

@@ -103,8 +103,8 @@ def test_model_names_that_would_clash_with_paths_are_rejected(name):
 
 MODEL_RULES = {"train_stage", "sample", "sample_routed", "sample_large_k", "base_metrics", "positional_js", "opening_intervention",
                "single_token", "perplexity"}
-DOWNLOAD_RULES = {"source_data", "base_model", "external_checkpoint"}
-DOWNLOAD_VERBS = {"data-sources", "base-model", "checkpoint"}
+DOWNLOAD_RULES = {"source_data", "base_model", "external_checkpoint", "import_hub_files", "import_tokenizer"}
+DOWNLOAD_VERBS = {"data-sources", "base-model", "checkpoint", "import-hub-files", "import-tokenizer"}
 
 
 def local_rules(config: str) -> set[str]:
@@ -176,4 +176,4 @@ def test_jobs_never_touch_the_network():
     proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True,
                           timeout=120)
     assert "'HF_HUB_OFFLINE': '1'" in proc.stdout and "hub offline True" in proc.stdout, proc.stdout + proc.stderr
-    assert set(DOWNLOAD_VERBS) == {"data-sources", "base-model", "checkpoint"}
+    assert set(DOWNLOAD_VERBS) == {"data-sources", "base-model", "checkpoint", "import-hub-files", "import-tokenizer"}

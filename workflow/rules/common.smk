@@ -27,10 +27,13 @@ from rlvr_support.config.checkpoints import (
     analysis_checkpoints,
     trajectory_runs,
 )
+from rlvr_support.config.import_models import import_models, import_tokenizers
 from rlvr_support.config.imports import (
     ImportConfigError,
     check_import_files,
+    hub_imports,
     import_files,
+    import_hub,
     import_labels,
     import_source,
     import_spec,
@@ -107,10 +110,13 @@ onstart:
 
 ANALYSIS = config["analysis"]
 EVAL_BENCHMARKS = study_benchmarks(config)  # {eval set: its benchmarks}
-EXTERNAL = external_checkpoints(config)  # checkpoints trained elsewhere, by name (config/checkpoints.py)
+# checkpoints trained elsewhere, by name (config/checkpoints.py), and imported labels' weights (config/import_models.py)
+EXTERNAL = {**external_checkpoints(config), **import_models(config)}
 TRAJECTORY = config["trajectory"]
 EXTERNAL_RE = "|".join(re.escape(name) for name in EXTERNAL) or "-"  # "-": no external checkpoint
 IMPORTS = import_labels(config)  # labels whose samples another tool wrote (config/imports.py)
+IMPORT_MODELS = list(import_models(config))  # ... of them, those with the weights the samples came from
+IMPORT_TOKENIZERS = import_tokenizers(config)  # ... those naming a tokenizer of their own: {label: spec}
 IMPORTED_BASE = imported_base(config)  # a study of imported samples only: no model runs
 IMPORT_RE = "|".join(re.escape(name) for name in IMPORTS) or "-"
 RUN_RE = rf"{CHAIN_RE}/seed\d+|{EXTERNAL_RE}"  # a trained run or an external one: trajectory points hang off it
@@ -388,19 +394,19 @@ def model_of(wildcards=None):
 def checkpoints(wildcards=None):
     """Every checkpoint the study analyses at full budget: the base, each chain for each RL seed, the
     external checkpoints trained from this base and the imported labels (a one-model study's)."""
-    return model_checkpoints(wildcards) + IMPORTS
+    return [c for c in model_checkpoints(wildcards) if c not in IMPORTS] + IMPORTS
 
 
 def model_checkpoints(wildcards=None):
     """The checkpoints with weights here: what the analyses that run a model (JS, the intervention,
-    perplexity) cover. Imported labels came as samples only."""
+    perplexity) cover. Imported labels came as samples only, unless they name their weights (`model:`)."""
     trained = [f"{c}/seed{s}" for c in config["chains"] for s in config["rl"]["seeds"]]
-    return ["base"] + trained + externals_of(config, model_of(wildcards))
+    return ["base"] + trained + externals_of(config, model_of(wildcards)) + IMPORT_MODELS
 
 
 def get_external_cfg(wildcards):
     """An external checkpoint's `checkpoints` entry; only under the results of its own base."""
-    if wildcards.ext not in externals_of(config, model_of(wildcards)):
+    if wildcards.ext not in externals_of(config, model_of(wildcards)) + IMPORT_MODELS:
         raise ValueError(
             f"checkpoint {wildcards.ext!r} is analysed against {EXTERNAL[wildcards.ext]['base']!r}, "
             f"not {model_of(wildcards)!r}"
@@ -408,9 +414,59 @@ def get_external_cfg(wildcards):
     return compact_json(EXTERNAL[wildcards.ext])
 
 
+def hub_manifest(label, eval_set):
+    """The manifest of a hub entry's files, fetched by `import_hub_files` (imports/hub_files.py)."""
+    return f"{RESULTS}/imports/{label}/{eval_set}.hub.json"
+
+
 def get_import_files(wildcards):
-    """The source files of an imported label's eval set (config/imports.py: globs expanded, in order)."""
-    return import_files(config, wildcards.get("label", "base"), wildcards.eval_set)
+    """The source files of an imported label's eval set (config/imports.py: globs expanded, in order), or for a
+    hub entry the manifest of its fetched files."""
+    label = wildcards.get("label", "base")
+    if import_hub(config, label, wildcards.eval_set):
+        return [hub_manifest(label, wildcards.eval_set)]
+    return import_files(config, label, wildcards.eval_set)
+
+
+def get_import_files_arg(wildcards):
+    """How import-samples takes get_import_files: as the files, or as a hub entry's manifest of them."""
+    hub = import_hub(config, wildcards.get("label", "base"), wildcards.eval_set)
+    return "--files-manifest" if hub else "--files"
+
+
+def get_import_hub(wildcards):
+    """What a hub entry's fetch reads: its repo, revision and file patterns."""
+    return compact_json(import_hub(config, wildcards.ckpt, wildcards.eval_set))
+
+
+def get_import_tokenizer(wildcards):
+    """An imported label with a model: its manifest, whose tokenizer splits the responses that came without
+    token ids (imports/import_job.py)."""
+    label = wildcards.get("label", "base")
+    return {"tokenizer": f"{RESULTS}/checkpoints/{label}/manifest.json"} if label in IMPORT_MODELS else {}
+
+
+def get_import_tokenizer_arg(wildcards, input):
+    return f"--tokenizer {input.tokenizer}" if "tokenizer" in input.keys() else ""
+
+
+def get_import_tokenizer_cfg(wildcards):
+    """What an imported label's tokenizer manifest is made from: its `tokenizer:` (path, revision)."""
+    return compact_json(IMPORT_TOKENIZERS[wildcards.label])
+
+
+def label_tokenizer_manifests():
+    """{imported label: the manifest of the tokenizer its openings are counted in}: its own `tokenizer:`'s or
+    its model's, for the labels with either (config/import_models.py), in the config's order."""
+    return {
+        c: (
+            f"{RESULTS}/imports/{c}/tokenizer.json"
+            if c in IMPORT_TOKENIZERS
+            else f"{RESULTS}/checkpoints/{c}/manifest.json"
+        )
+        for c in IMPORTS
+        if c in IMPORT_TOKENIZERS or c in IMPORT_MODELS
+    }
 
 
 def get_import_spec(wildcards):
@@ -588,12 +644,20 @@ def has_perplexity():
 
 
 def get_openings_tokenizer(wildcards):
-    """The base's manifest, whose tokenizer decodes the openings; none for an imported base (word openings)."""
-    return {} if IMPORTED_BASE else {"tokenizer": f"{RESULTS}/checkpoints/base/manifest.json"}
+    """The base's manifest, whose tokenizer decodes the openings (none for an imported base), and the tokenizers
+    of the imported labels whose openings are counted in tokens of their own (label_tokenizer_manifests)."""
+    out = {} if IMPORTED_BASE else {"tokenizer": f"{RESULTS}/checkpoints/base/manifest.json"}
+    if label_tokenizer_manifests():
+        out["label_tokenizers"] = list(label_tokenizer_manifests().values())
+    return out
 
 
 def get_openings_tokenizer_arg(wildcards, input):
-    return f"--tokenizer {input.tokenizer}" if "tokenizer" in input.keys() else ""
+    args = [f"--tokenizer {input.tokenizer}"] if "tokenizer" in input.keys() else []
+    if "label_tokenizers" in input.keys():
+        pairs = zip(label_tokenizer_manifests(), input.label_tokenizers, strict=True)
+        args.append("--label-tokenizer " + " ".join(f"{label}={path}" for label, path in pairs))
+    return " ".join(args)
 
 
 def get_js_files(folder):
@@ -856,13 +920,16 @@ def get_routed_outputs():
 
 
 def get_prefetch_targets():
-    """The outputs of the rules that download (data sources, real base models): all local rules."""
-    out = [f"{DATA}/prompts/{t}.jsonl" for t in used_tasks()] if config["world"]["kind"] != "toy" else []
-    if MODELS or config["base"]["kind"] != "pretrain":
+    """The outputs of the rules that download (data sources, real base models, imported files in hub dataset
+    repos): all local rules. An imported base has no weights, and its files hold an imports world's prompts."""
+    out = [f"{DATA}/prompts/{t}.jsonl" for t in used_tasks()] if config["world"]["kind"] == "datasets" else []
+    if MODELS or config["base"]["kind"] not in ("pretrain", "import"):
         out += for_each_model([f"{RESULTS}/checkpoints/base/manifest.json"])
+    out += [hub_manifest(label, e) for label, e, _ in hub_imports(config)]
     for name, spec in EXTERNAL.items():  # checkpoints trained elsewhere: hub ids are fetched here too
         folder = RESULTS.format(model=spec["base"]) if MODELS else RESULTS
         out.append(f"{folder}/checkpoints/{name}/manifest.json")
+    out += [f"{RESULTS}/imports/{label}/tokenizer.json" for label in IMPORT_TOKENIZERS]  # imported labels' tokenizers
     return out
 
 
@@ -978,6 +1045,7 @@ def get_final_output():
             f"{RESULTS}/tables/passk.csv",
             f"{RESULTS}/tables/headline.csv",
             f"{RESULTS}/tables/headline.md",
+            f"{RESULTS}/tables/difficulty.csv",
             *get_figures(),
             *get_remedy_outputs(),
             *get_support_outputs(),

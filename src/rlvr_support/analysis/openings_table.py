@@ -14,9 +14,17 @@ benchmark (seeds pooled: a chain's opening distribution is the mixture of its se
   seeds (``seed`` = ``all``) and for each seed alone (the claims' seed-stability table reads these).
 
 Openings are read from the samples that kept their token ids (``sampling.token_arrays``);
-styles, read from the text, from every sample. A checkpoint whose samples came without token ids
-(an import, imports/) is compared with the base on first words instead, on both sides (``unit``:
-``tokens`` or ``words``).
+styles, read from the text, from every sample. Each checkpoint is compared with the base in one unit
+and one tokenisation on both sides (``unit``: ``tokens`` or ``words``; ``tokenizer``: whose tokens):
+
+* an imported label that names a tokenizer (``imports.<label>.tokenizer``, or its ``model``'s): both
+  sides' response texts split by that tokenizer (imports/tokenizers.py ``text_token_ids``), stored ids
+  left aside (``tokenizer``: the label). A tokenizer's split of a text is not always the sequence a model
+  sampled (a toy model's mid-response special tokens, a first token without its space): the label's
+  tokens can only come from its text, so the base's are taken from its text too, whatever vocabulary
+  either side's stored ids are in (an imported base has no tokenizer at all);
+* otherwise, both sides with token ids: the ids as sampled, in the base's vocabulary (``base``);
+* otherwise (an import without token ids or tokenizer): first words, on both sides (``tokenizer`` empty).
 """
 
 from __future__ import annotations
@@ -29,6 +37,7 @@ from rlvr_support.metrics.bootstrap import bootstrap_ci_grouped
 from rlvr_support.metrics.entropy import answer_entropy, mean_per_prompt
 from rlvr_support.metrics.openings import opening_rank_shift, openings
 from rlvr_support.data.toyworld.words import STYLES
+from rlvr_support.imports.tokenizers import text_token_ids
 from rlvr_support.analysis.benchmarks import benchmark_column, benchmarks_in, split_benchmarks, with_token_arrays
 from rlvr_support.analysis.resample import paired_grouped_diff
 from rlvr_support.analysis.runs import by_chain, relation
@@ -70,10 +79,18 @@ def token_rows(samples: pd.DataFrame, where: str, eval_set: str) -> pd.DataFrame
     return rows
 
 
-def openings_tables(files: list[ScoreFile], *, m: int, top: int, n_boot: int, ci: float, seed: int, tokenizer=None
-                    ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+def text_openings(tokenizer, texts, m: int) -> list[tuple[int, ...]]:
+    """Each response's first m tokens as `tokenizer` splits its text: the openings of samples that came as text."""
+    return openings(text_token_ids(tokenizer, list(texts)), m)
+
+
+def openings_tables(files: list[ScoreFile], *, m: int, top: int, n_boot: int, ci: float, seed: int, tokenizer=None,
+                    label_tokenizers: dict | None = None) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """(rank shift rows, per chain summary, style shares) from sample files of every checkpoint, per
-    benchmark. Openings read the samples with token arrays; styles (from the text) read every sample."""
+    benchmark. Openings read the samples with token arrays; styles (from the text) read every sample.
+    `tokenizer`: the base's (it decodes the openings); `label_tokenizers`: {imported label: its tokenizer}
+    (module doc: which tokens each comparison counts)."""
+    label_tokenizers = label_tokenizers or {}
     samples: dict[tuple[str, str, str], list[tuple[str, pd.DataFrame]]] = {}
     for (chain, eval_set), g in by_chain(files).items():
         for f in g:
@@ -86,22 +103,30 @@ def openings_tables(files: list[ScoreFile], *, m: int, top: int, n_boot: int, ci
             raise ValueError(f"no base samples for eval set {eval_set!r}, benchmark {bench!r}")
         runs = [r for _, r, _ in files_runs]
         base_path, base, _ = samples[("base", eval_set, bench)][0]
-        # an imported label without token ids is compared with the base on first words (both sides)
-        unit = "tokens" if all(len(with_token_arrays(r)) for r in [*runs, base]) else "words"
-        decode = _decode if unit == "tokens" else (lambda _tokenizer, key: key_str(key))
-        if unit == "tokens":
+        label_tok = label_tokenizers.get(chain) if chain != "base" else None
+        if label_tok is not None:
+            # one function of the text on both sides: the label's tokenizer splits its responses and the base's
+            unit, tokens_of, decoder = "tokens", chain, label_tok
+            tok_runs = runs
+            base_keys = text_openings(label_tok, base["text"], m)
+            keys_by_seed = [text_openings(label_tok, r["text"], m) for r in runs]
+        elif all(len(with_token_arrays(r)) for r in [*runs, base]):
+            unit, tokens_of, decoder = "tokens", "base", tokenizer
             tok_runs = [token_rows(r, p, eval_set) for p, r, _ in files_runs]
             base_keys = openings(list(token_rows(base, base_path, eval_set)["token_ids"]), m)
             keys_by_seed = [openings(list(r["token_ids"]), m) for r in tok_runs]
         else:
+            # an import without token ids or tokenizer: first words, on both sides
+            unit, tokens_of, decoder = "words", "", None
             tok_runs = runs
             base_keys = word_openings(base["text"], m)
             keys_by_seed = [word_openings(r["text"], m) for r in runs]
+        decode = _decode if unit == "tokens" else (lambda _tokenizer, key: key_str(key))
         base_set = set(base_keys)
         pooled = [k for ks in keys_by_seed for k in ks]
         if chain != "base":
             shift = opening_rank_shift(base_keys, pooled, top)
-            shift.insert(0, "opening_text", [decode(tokenizer, o) for o in shift["opening"]])
+            shift.insert(0, "opening_text", [decode(decoder, o) for o in shift["opening"]])
             shift["opening"] = [key_str(o) for o in shift["opening"]]
             shift.insert(0, "benchmark", bench)
             shift.insert(0, "eval_set", eval_set)
@@ -114,9 +139,10 @@ def openings_tables(files: list[ScoreFile], *, m: int, top: int, n_boot: int, ci
         summary_rows.append({
             "chain": chain, "eval_set": eval_set, "benchmark": bench,
             "relation": relation(chain, eval_set) if chain != "base" else "",
-            "m": m, "unit": unit, "n_seeds": len(runs), "n_samples": len(pooled), "n_openings": len(set(pooled)),
+            "m": m, "unit": unit, "tokenizer": tokens_of,
+            "n_seeds": len(runs), "n_samples": len(pooled), "n_openings": len(set(pooled)),
             "opening_entropy": answer_entropy([key_str(k) for k in pooled]),
-            "top_opening": decode(tokenizer, top_key), "top_in_base_support": top_key in base_set,
+            "top_opening": decode(decoder, top_key), "top_in_base_support": top_key in base_set,
             "in_base_mass": point, "in_base_mass_lo": low, "in_base_mass_hi": high})
         base_styles = _style_shares(base)
         for style in STYLE_LABELS:

@@ -80,8 +80,8 @@ def rerun_verb(argv: list[str], scratch) -> dict:
     return moved
 
 
-# The verbs that fetch: they run as local rules on the submit host (workflow/rules/data.smk, base.smk).
-DOWNLOAD_VERBS = ("data-sources", "base-model", "checkpoint")
+# The verbs that fetch: they run as local rules on the submit host (workflow/rules/data.smk, base.smk, imports.smk).
+DOWNLOAD_VERBS = ("data-sources", "base-model", "checkpoint", "import-hub-files", "import-tokenizer")
 OFFLINE_ENV = ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE")
 
 

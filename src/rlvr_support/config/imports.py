@@ -10,10 +10,17 @@ Each label is a checkpoint whose samples come from files another tool wrote inst
 joins a one-model study beside the base and the trained chains, on the study's own prompts
 (matched by text or id: imports/study_prompts.py), so every samples-only table compares it with
 the base. Analyses that need the model (JS, the opening intervention, perplexity, large k, single
-tokens, routing) leave imported labels out.
+tokens) cover a label that names the weights its samples came from (`model:`), like an external
+checkpoint, and leave the others out; `tokenizer:` counts a label's openings in tokens
+(config/import_models.py).
 
-The job's spec is the entry's reader keys plus the task (the eval set); `files`, `match` and
+The job's spec is the entry's reader keys plus the task (the eval set); `files`, `hub`, `match` and
 `agreement_threshold` are the workflow's (what the rule passes beside the spec).
+
+An entry's files are local paths or globs (`files:`) or the files of a Hugging Face dataset repo at a
+revision (`hub: {repo, revision, files}`, lighteval's and lm-eval's pushed details): exactly one. A hub
+entry's files are fetched on the submit host by the `prefetch` target (workflow/rules/imports.smk,
+imports/hub_files.py), which lists them with their sha256 in a manifest the import job reads.
 """
 
 from __future__ import annotations
@@ -24,7 +31,7 @@ from pathlib import Path
 from rlvr_support.config.benchmarks import eval_benchmarks
 from rlvr_support.config.checkpoints import external_checkpoints, name_problem
 
-WORKFLOW_KEYS = ("files", "match", "agreement_threshold", "verifiers")  # the rule's, not the import job's spec
+WORKFLOW_KEYS = ("files", "hub", "match", "agreement_threshold", "verifiers")  # the rule's, not the import job's spec
 
 
 class ImportConfigError(ValueError):
@@ -73,6 +80,23 @@ def import_key(label: str, eval_set: str) -> str:
     return f"base.eval_sets.{eval_set}" if label == "base" else f"imports.{label}.eval_sets.{eval_set}"
 
 
+def import_entries(config: dict) -> list[tuple[str, str]]:
+    """(label, eval set) of every entry the study runs: the imported base's (label `base`) first, then each
+    label's, in the config's order."""
+    labels = (["base"] if imported_base(config) else []) + import_labels(config)
+    return [(label, e) for label in labels for e in config["eval_sets"]]
+
+
+def import_hub(config: dict, label: str, eval_set: str) -> dict | None:
+    """The hub dataset an entry's files come from (`hub: {repo, revision, files}`); None for local `files`."""
+    return import_source(config, label, eval_set).get("hub")
+
+
+def hub_imports(config: dict) -> list[tuple[str, str, dict]]:
+    """(label, eval set, hub) of every entry whose files the `prefetch` target fetches from the hub."""
+    return [(label, e, hub) for label, e in import_entries(config) if (hub := import_hub(config, label, e))]
+
+
 def import_spec(config: dict, label: str, eval_set: str) -> dict:
     """The `import-samples --spec` of one label's eval set: its reader keys, the task and the benchmark."""
     source = import_source(config, label, eval_set)
@@ -98,10 +122,10 @@ def import_files(config: dict, label: str, eval_set: str, root: str | Path = "."
 def check_import_files(config: dict, root: str | Path = ".") -> None:
     """Every entry's globs match a file under `root`, the study's working directory: run where the study
     runs (common.smk, at parse time: before any job), not in `check_imports`, which a config is put
-    through anywhere (the docs' checks, `budget`)."""
-    labels = (["base"] if imported_base(config) else []) + import_labels(config)
-    for label in labels:
-        for eval_set in config["eval_sets"]:
+    through anywhere (the docs' checks, `budget`). A hub entry's files exist only once `prefetch` has
+    fetched them: its manifest is the import job's input, and a repo without the files fails that fetch."""
+    for label, eval_set in import_entries(config):
+        if import_hub(config, label, eval_set) is None:
             import_files(config, label, eval_set, root)
 
 
@@ -114,6 +138,7 @@ def check_imports(config: dict) -> None:
         raise ImportConfigError("base.kind / world.kind: an imported base (`base: {kind: import}`) and a world of "
                                 "imported prompts (`world: {kind: imports}`) go together: the base's files hold "
                                 "the study's prompts")
+    _check_sources(config)
     if imported_base(config):
         _check_imported_base(config)
     if not labels:
@@ -130,11 +155,22 @@ def check_imports(config: dict) -> None:
         if missing:
             raise ImportConfigError(f"imports.{label}.eval_sets: {', '.join(missing)} missing: an imported label is "
                                     f"compared on every eval set of the study ({', '.join(config['eval_sets'])})")
-    for part in ("large_k", "single_token"):
-        named = set((config["analysis"].get(part) or {}).get("checkpoints") or [])
-        if named & set(labels):
-            raise ImportConfigError(f"analysis.{part}.checkpoints: {', '.join(sorted(named & set(labels)))} is "
-                                    "imported: its samples came without a model, which this analysis samples from")
+    # `model:`, `tokenizer:` and the keys naming a label for a model analysis: config/import_models.py
+
+
+def _check_sources(config: dict) -> None:
+    """Each entry names its files one way: local `files`, or a hub dataset's (`hub`)."""
+    entries = {"base": config["base"]} if imported_base(config) else {}
+    entries.update(config.get("imports") or {})
+    for label, entry in entries.items():
+        for eval_set, source in entry["eval_sets"].items():
+            where = import_key(label, eval_set)
+            if "files" in source and "hub" in source:
+                raise ImportConfigError(f"{where}: give exactly one of `files` (local paths or globs) and `hub` (a "
+                                        "Hugging Face dataset repo's files), not both")
+            if "files" not in source and "hub" not in source:
+                raise ImportConfigError(f"{where}: no files: give `files` (local paths or globs) or `hub` (a Hugging "
+                                        "Face dataset repo's files: `{repo, revision, files}`)")
 
 
 # what an imported base leaves without a model: the analyses that run one (the study's keys that ask for them)

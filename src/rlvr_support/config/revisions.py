@@ -3,7 +3,8 @@
 A hub model or dataset fetched without `revision:` (or with a branch or tag, which can move)
 gives whatever the hub holds on the day a job runs, so two runs of one config can train and
 evaluate on different weights or prompts. The commit actually used is recorded either way (a
-model's manifest `commit`, a data source's sidecar `resolved.hub_sources[].commit`); this module
+model's manifest `commit`, a data source's sidecar `resolved.hub_sources[].commit`, an imported hub
+dataset's manifest `commit`); this module
 names what the config leaves open, so the workflow can warn before any job (`revisions: warn`,
 the default) or refuse to start (`revisions: require`).
 """
@@ -12,6 +13,9 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+
+from rlvr_support.config.import_models import import_models, import_tokenizers, is_hub_id
+from rlvr_support.config.imports import hub_imports, import_key
 
 COMMIT = re.compile(r"[0-9a-f]{40}")
 
@@ -36,15 +40,21 @@ def unpinned_revisions(config: dict) -> list[str]:
     models = {"base": config["base"]} if "base" in config else {}
     models.update({f"models.{k}": v for k, v in config.get("models", {}).items()})
     models.update({f"checkpoints.{k}": v for k, v in config.get("checkpoints", {}).items()})
+    models.update({f"imports.{k}.model": v for k, v in import_models(config).items()})
     for where, spec in models.items():
         if _hub_model(spec):
             check(where, spec["path"], spec.get("revision"))
+    for label, tok in import_tokenizers(config).items():
+        if is_hub_id(tok["path"]):
+            check(f"imports.{label}.tokenizer", tok["path"], tok.get("revision"))
     world = config.get("world", {})
     for task, sources in (world.get("tasks") or {}).items() if world.get("kind") == "datasets" else ():
         for i, src in enumerate(sources):
             if "hub" in src:
                 what = src["hub"] + (f" {src['data_files']}" if src.get("data_files") else "")
                 check(f"world.tasks.{task}[{i}]", what, src.get("revision"))
+    for label, eval_set, hub in hub_imports(config):  # imported samples' files in a hub dataset repo
+        check(f"{import_key(label, eval_set)}.hub", hub["repo"], hub["revision"])
     return found
 
 

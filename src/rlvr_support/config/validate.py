@@ -19,6 +19,7 @@ from rlvr_support.config.revisions import unpinned_revisions
 from rlvr_support.config.checkpoints import (base_checkpoints, base_names, check_checkpoint_path,
                                              external_checkpoints, name_problem, remote_code_problem, trajectory_cfg)
 from rlvr_support.config.defaults import ANALYSIS_DEFAULTS, vllm_rollout_cfg
+from rlvr_support.config.import_models import check_import_models, import_models
 from rlvr_support.config.imports import ImportConfigError, check_imports, study_benchmarks
 from rlvr_support.config.schema import SCHEMA, config_schema
 
@@ -117,6 +118,7 @@ def _check_semantics(config: dict) -> None:
     _check_checkpoints(config)
     try:
         check_imports(config)
+        check_import_models(config)
     except ImportConfigError as e:
         raise ConfigError(str(e)) from None
     if "base" in config and ("models" in config or base_checkpoints(config)):
@@ -219,14 +221,15 @@ def _check_distill_teachers(config: dict) -> None:
 def _check_subset_analyses(config: dict) -> None:
     """analysis.large_k and analysis.single_token name checkpoints the study has and, in a toy world,
     no more prompts than it has; the single-token sweep's positions fit its responses."""
-    known = {"base", *config["chains"], *(config.get("checkpoints") or {})}
+    known = {"base", *config["chains"], *(config.get("checkpoints") or {}), *import_models(config)}
     for part in ("large_k", "single_token"):
         spec = config["analysis"].get(part)
         if not spec:
             continue
         unknown = [c for c in spec["checkpoints"] if c not in known]
         if unknown:
-            raise ConfigError(f"analysis.{part}.checkpoints: {unknown} are neither base, a chain nor a checkpoint")
+            raise ConfigError(f"analysis.{part}.checkpoints: {unknown} are neither base, a chain, a checkpoint "
+                              "nor an imported label with a model")
         eval_sets = spec.get("eval_sets", config["eval_sets"])
         if config["world"]["kind"] == "toy":
             for e in eval_sets:

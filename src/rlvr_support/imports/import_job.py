@@ -19,6 +19,11 @@ file, malformed JSON, a truncated last line, a missing or mistyped field, a file
 format), and here: the same prompt twice in a format with one record per prompt, the same
 (prompt, sample index) twice, two prompt texts under one key, gaps in a source's own sample
 indices, an entry that yields no samples. Prompts may have different n.
+
+With `tokenizer` (an imported label with a `model:`, config/import_models.py), the responses of a source
+without token ids get the tokenizer's split of their text (imports/tokenizers.py `text_token_ids`: token
+arrays without log-probs), so the analyses that run the model can teacher-force them and read their
+openings; a source's own token ids must lie in the tokenizer's vocabulary (else they are another model's).
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ from rlvr_support.imports.prompt_keys import normalise_prompt
 from rlvr_support.imports.records import ImportedPrompt, ImportFormatError
 from rlvr_support.imports.study_prompts import StudyPrompts
 from rlvr_support.imports.task_fields import dumps, load_docs, prompt_id, prompt_record
+from rlvr_support.imports.tokenizers import text_token_ids
 from rlvr_support.sampling.samples_file import ROW_GROUP_ROWS, SAMPLE_SCHEMA, write_samples
 from rlvr_support.storage.atomic import atomic_path
 
@@ -97,11 +103,12 @@ def _records(spec: dict[str, Any], files: Iterable[str | Path]) -> Iterator[Impo
 
 
 def import_entry(spec: dict[str, Any], files: list[str | Path], out_samples, out_prompts, out_source,
-                 study: StudyPrompts | None = None) -> dict[str, Any]:
+                 study: StudyPrompts | None = None, tokenizer=None) -> dict[str, Any]:
     """Import the entry `spec` from `files` (module doc); returns counts: prompts, samples, scored
-    (samples with a source score), with_tokens, n_min, n_max. With `study` (a mixed study), samples
-    carry the study's prompt ids and benchmarks, the prompts file links each source key to its study
-    id, and a prompt set that is not the study's is an error (imports/study_prompts.py)."""
+    (samples with a source score), with_tokens, tokenized (of those, tokenized here), n_min, n_max. With
+    `study` (a mixed study), samples carry the study's prompt ids and benchmarks, the prompts file links
+    each source key to its study id, and a prompt set that is not the study's is an error
+    (imports/study_prompts.py). With `tokenizer`, text-only responses are tokenized (module doc)."""
     check_spec(spec)
     if not files:
         raise ValueError("import: no files given")
@@ -109,10 +116,10 @@ def import_entry(spec: dict[str, Any], files: list[str | Path], out_samples, out
         check_not_empty(Path(path))
     docs = load_docs(spec)
     prompts: dict[str, _Prompt] = {}
-    summary = {"prompts": 0, "samples": 0, "scored": 0, "with_tokens": 0}
+    summary = {"prompts": 0, "samples": 0, "scored": 0, "with_tokens": 0, "tokenized": 0}
 
     try:
-        _write(spec, files, docs, prompts, summary, out_samples, out_prompts, out_source, study)
+        _write(spec, files, docs, prompts, summary, out_samples, out_prompts, out_source, study, tokenizer)
     except BaseException:
         # the samples file is renamed into place first: if finishing the others failed, it goes too
         Path(out_samples).unlink(missing_ok=True)
@@ -122,8 +129,27 @@ def import_entry(spec: dict[str, Any], files: list[str | Path], out_samples, out
     return summary
 
 
+def _token_ids(rec: ImportedPrompt, tokenizer, summary) -> list[list[int]] | None:
+    """The record's token ids: without `tokenizer` the source's (or None); with it the source's, checked against
+    its vocabulary, and for each response the source kept none of, its text as the tokenizer splits it."""
+    if tokenizer is None:
+        return rec.token_ids
+    own = list(rec.token_ids) if rec.token_ids is not None else [None] * len(rec.responses)
+    size = len(tokenizer)
+    for ids in own:
+        bad = next((int(t) for t in ids if not 0 <= int(t) < size), None) if ids is not None else None
+        if bad is not None:
+            raise ImportFormatError(rec.where, "token ids", f"token id {bad} is outside the label's tokenizer "
+                                    f"(vocabulary of {size}): the source's tokens are another model's")
+    missing = [j for j, ids in enumerate(own) if ids is None]
+    for j, ids in zip(missing, text_token_ids(tokenizer, [rec.responses[j] for j in missing])):
+        own[j] = ids
+    summary["tokenized"] += len(missing)
+    return own
+
+
 def _write(spec, files, docs, prompts: dict[str, _Prompt], summary, out_samples, out_prompts, out_source,
-           study: StudyPrompts | None) -> None:
+           study: StudyPrompts | None, tokenizer=None) -> None:
     benchmark = spec["benchmark"]
     study_ids: dict[str, str | None] = {}  # source key -> study prompt id (None: the study lacks it)
     with atomic_path(out_prompts) as tmp_prompts, atomic_path(out_source) as tmp_source, \
@@ -155,6 +181,7 @@ def _write(spec, files, docs, prompts: dict[str, _Prompt], summary, out_samples,
                 else:
                     pid = study_ids[rec.prompt_key]
                     bench = study.benchmark[pid]
+                token_ids = _token_ids(rec, tokenizer, summary)
                 for j, text in enumerate(rec.responses):
                     if rec.sample_indices is not None:
                         idx = rec.sample_indices[j]
@@ -166,7 +193,7 @@ def _write(spec, files, docs, prompts: dict[str, _Prompt], summary, out_samples,
                     else:
                         idx = state.n
                     state.n += 1
-                    ids = rec.token_ids[j] if rec.token_ids is not None else None
+                    ids = token_ids[j] if token_ids is not None else None
                     rows.add(prompt_id=pid, benchmark=bench, sample_idx=idx, text=text,
                              n_tokens=len(ids) if ids is not None else None,
                              finish_reason=rec.finish_reasons[j] if rec.finish_reasons is not None else None,
