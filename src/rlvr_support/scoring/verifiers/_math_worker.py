@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import signal
 import sys
 import threading
@@ -65,8 +66,9 @@ def _die_with_parent(parent: int) -> None:
 
 def _wrap(expr: str) -> str:
     # Bare strings go through math-verify's LaTeX path via \boxed{...}; inputs that
-    # already carry LaTeX delimiters are left as they are.
-    if "\\boxed" in expr or "$" in expr:
+    # already carry LaTeX delimiters are left as they are. An escaped dollar is a currency sign,
+    # not a delimiter: MATH-500's golds `\$36`, `\$18.90` and `\$32,\!348` would never parse.
+    if "\\boxed" in expr or re.search(r"(?<!\\)\$", expr):
         return expr
     return "\\boxed{" + expr + "}"
 
