@@ -160,7 +160,7 @@ def test_postscript_marker_is_literal():
 def test_deviations_are_listed_in_the_module_docstring():
     doc = ifeval.__doc__
     needles = ["keywords:forbidden_words", "keywords:letter_frequency", "combination:repeat_prompt", "possible"]
-    needles += ["detectable_content:postscript", "multiple_sections", "RecursionError", "frequency=0", "punkt"]
+    needles += ["detectable_content:postscript", "multiple_sections", "RecursionError", "frequency=0", "word_tokenize"]
     for needle in needles:
         assert needle in doc, needle
 
@@ -239,7 +239,9 @@ def test_check_instruction_rejects_bad_id():
 
 def test_sentence_splitter():
     assert count_sentences("") == 0
-    assert count_sentences("Hello world. This is Dr. Smith, e.g. a doctor. Pi is 3.14! Ok?") == 4
+    # NLTK's English Punkt (WSJ-trained) does not know "e.g." as an abbreviation: it ends a sentence there
+    # (tests/test_sentences.py has the sentences nltk.sent_tokenize returns)
+    assert count_sentences("Hello world. This is Dr. Smith, e.g. a doctor. Pi is 3.14! Ok?") == 5
     assert count_sentences("Wait... what? He said \"Stop.\" Then left.") == 3
     assert count_sentences("I live in the U.S. and like it.") == 1
     assert count_sentences("no terminator at all") == 1

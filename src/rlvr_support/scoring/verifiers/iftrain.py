@@ -14,7 +14,7 @@ Deviations from upstream, all of them:
 1. Sentences and words. Upstream splits sentences with its own regex splitter
    (`instructions_util.split_into_sentences`, which breaks after every ".", "?" and "!" that
    its abbreviation rules do not protect) and tokenises with `nltk.word_tokenize` (downloaded
-   data). Ours: `sentences.split_sentences` (punkt-like: a break needs whitespace after the
+   data). Ours: `sentences.split_sentences` (NLTK's Punkt: a break needs whitespace after the
    mark) and `sentences.treebank_words` (Treebank-like; punctuation tokens such as "," or a final
    "." are not words). So `count:counting_composition` counts words, not nltk tokens (upstream
    counts "Go home." as 3), `count:count_unique` ignores repeated punctuation (upstream fails
