@@ -323,3 +323,14 @@ def test_the_math_checkpoints_samples_imported_with_its_weights_read_as_that_che
     txt = summary[summary["chain"] == "txt"]
     assert len(txt) == len(EVAL_SETS) and set(txt["unit"]) == {"tokens"} and set(txt["tokenizer"]) == {"txt"}
     assert (txt["in_base_mass"] == 1.0).all()
+
+
+def test_import_jobs_run_first_among_the_ready_jobs(tmp_path):
+    """A prompt set that is not the study's stops the run at the import job: the plan gives every import job
+    a priority above the jobs that train or sample (workflow/rules/imports.smk)."""
+    from conftest import REPO
+
+    (tmp_path / "tests").symlink_to(REPO / "tests")
+    plan = run_snakemake(tmp_path / "dry", "all", "-n", config=REPO / "configs" / "import-example.yaml").stdout
+    blocks = [b for b in plan.split("rule ")[1:] if b.startswith("import_samples:")]
+    assert len(blocks) == 4 and all("priority: 100" in b for b in blocks), plan

@@ -87,6 +87,9 @@ rule import_samples:
         f"{RESULTS}/logs/import/{{label}}/{{eval_set}}.log",
     benchmark:
         f"{RESULTS}/benchmarks/import/{{label}}/{{eval_set}}.tsv"
+    # first among the jobs ready to run: an imported prompt set that is not the study's stops the run
+    # here, right after the study's prompts are written, before jobs that train or sample
+    priority: 100
     conda:
         get_conda_env("cpu")
     threads: 1
