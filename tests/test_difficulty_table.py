@@ -15,8 +15,8 @@ OPTS = dict(n_boot=50, ci=0.9, seed=0)
 
 def test_pass_rates_fall_in_their_bins():
     rates = np.array([0.0, 0.1, 0.25, 0.3, 0.5, 0.75, 0.8, 1.0])
-    assert [BINS[i][0] for i in bin_of(rates)] == ["0", "(0, 0.25]", "(0, 0.25]", "(0.25, 0.5]", "(0.25, 0.5]",
-                                                    "(0.5, 0.75]", "(0.75, 1)", "1"]
+    assert [BINS[i][0] for i in bin_of(rates)] == ["0", "(0-0.25]", "(0-0.25]", "(0.25-0.5]", "(0.25-0.5]",
+                                                    "(0.5-0.75]", "(0.75-1)", "1"]
 
 
 def test_rows_per_bin_hold_each_checkpoints_values_on_the_bins_prompts(tmp_path):
@@ -26,10 +26,10 @@ def test_rows_per_bin_hold_each_checkpoints_values_on_the_bins_prompts(tmp_path)
              write_benchmark_scores(tmp_path, "math/seed0", "math", rl)]
     t = difficulty_table(parse_files(paths, tmp_path), **OPTS)
     rows = {(r["chain"], r["bin"]): r for _, r in t.iterrows()}
-    assert set(t["bin"]) == {"0", "(0, 0.25]", "(0.25, 0.5]", "1"}  # empty bins have no rows
+    assert set(t["bin"]) == {"0", "(0-0.25]", "(0.25-0.5]", "1"}  # empty bins have no rows
     assert set(t["k"]) == {4}  # the smallest n of any prompt of any checkpoint: 4
-    assert rows[("math", "(0, 0.25]")]["pass@1"] == pytest.approx(3 / 4)  # h
-    r = rows[("math", "(0.25, 0.5]")]
+    assert rows[("math", "(0-0.25]")]["pass@1"] == pytest.approx(3 / 4)  # h
+    r = rows[("math", "(0.25-0.5]")]
     assert r["pass@1"] == pytest.approx(0.5) and r["pass@1_vs_base"] == pytest.approx(0.0)
     assert r["pass@k"] == pytest.approx(1 - 1 / 70)  # m at n = 8: 1 - C(4,4)/C(8,4)
     e = rows[("math", "1")]

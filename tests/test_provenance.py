@@ -226,8 +226,27 @@ def passk_tables(tmp_path, monkeypatch):
     declare(scores, "score")  # a score file without sidecar would be a finding of the audit
     assert main(["passk-table", "--scores", str(scores), "--scores-root", "results/scores",
                  "--cfg", json.dumps({"bootstrap": 50, "ci": 0.9, "seed": 0}), "--out", "results/tables/passk.csv",
-                 "--headline", "results/tables/headline.csv"]) == 0
+                 "--headline", "results/tables/headline.csv", "--out-difficulty", "results/tables/difficulty.csv"]) == 0
     return tmp_path
+
+
+def test_explain_a_number_of_the_difficulty_table_and_an_edit_of_it(passk_tables):
+    # gsm8k's bin (0-0.25] holds g0 (1 of 4 correct): the base's pass@1 there is 0.25
+    lines = []
+    row = "chain=base,benchmark=gsm8k,bin=(0-0.25]"
+    assert audit("results/tables/difficulty.csv", row=row, column="pass@1", say=lines.append) == 0, "\n".join(lines)
+    text = "\n".join(lines)
+    assert "pass@1 = 0.25" in text and "base/math.parquet" in text and text.rstrip().endswith("matches")
+    table = Path("results/tables/difficulty.csv")
+    rows = list(csv.reader(table.read_text().splitlines()))
+    cell = [r for r in rows[1:] if r[rows[0].index("benchmark")] == "gsm8k" and r[rows[0].index("bin")] == "(0-0.25]"]
+    assert len(cell) == 1 and cell[0][rows[0].index("pass@1")] == "0.250000"
+    cell[0][rows[0].index("pass@1")] = "0.350000"
+    with table.open("w", newline="") as f:
+        csv.writer(f, lineterminator="\n").writerows(rows)
+    lines.clear()
+    assert audit(str(table), row=row, column="pass@1", say=lines.append) == 1
+    assert "0.250000; table says 0.350000: DOES NOT MATCH" in "\n".join(lines)
 
 
 def test_explain_a_number_of_one_benchmark_of_a_file_with_two(passk_tables):

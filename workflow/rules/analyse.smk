@@ -33,7 +33,7 @@ rule passk_table:
         code=get_code("passk-table"),
     shell:
         "python -m rlvr_support passk-table --scores {input} --scores-root {params.root}/scores --cfg {params.cfg:q} "
-        "--out {output.table} --headline {output.headline} --difficulty {output.difficulty} > {log} 2>&1"
+        "--out {output.table} --headline {output.headline} --out-difficulty {output.difficulty} > {log} 2>&1"
 
 
 rule figure_passk:

@@ -29,8 +29,8 @@ from rlvr_support.metrics.bootstrap import bootstrap_ci_grouped
 from rlvr_support.metrics.passk import pass_at_k
 
 # (label, lowest pass rate, highest pass rate, lowest included): the base's pass rate c/n
-BINS = (("0", 0.0, 0.0, True), ("(0, 0.25]", 0.0, 0.25, False), ("(0.25, 0.5]", 0.25, 0.5, False),
-        ("(0.5, 0.75]", 0.5, 0.75, False), ("(0.75, 1)", 0.75, 1.0, False), ("1", 1.0, 1.0, True))
+BINS = (("0", 0.0, 0.0, True), ("(0-0.25]", 0.0, 0.25, False), ("(0.25-0.5]", 0.25, 0.5, False),
+        ("(0.5-0.75]", 0.5, 0.75, False), ("(0.75-1)", 0.75, 1.0, False), ("1", 1.0, 1.0, True))
 
 
 def bin_of(rate: np.ndarray) -> np.ndarray:

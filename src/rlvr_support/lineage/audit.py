@@ -297,6 +297,8 @@ def explain_passk(table_path: Path, rec: dict, sidecar: Path, row: pd.Series, co
     from rlvr_support.analysis.scores import benchmark_blocks, parse_score_path
     from rlvr_support.metrics import bootstrap, majority, passk
 
+    if "bin" in row.index:  # difficulty.csv, written by the same job
+        return explain_difficulty(table_path, rec, sidecar, row, column, say)
     root = job_root(sidecar, rec)
     metric, k = row.get("metric"), row.get("k")
     stat = {"mean": "point", "ci_low": "low", "ci_high": "high", "seed_std": "seed_std"}.get(column)
@@ -340,6 +342,36 @@ def explain_passk(table_path: Path, rec: dict, sidecar: Path, row: pd.Series, co
     r = again[(again["benchmark"] == bench) & (again["metric"] == metric) & (again["k"] == k)].iloc[0]
     value = float(r[{"point": "mean", "low": "ci_low", "high": "ci_high", "seed_std": "seed_std"}[stat]])
     shown = float(row[column])
+    ok = abs(round(value, 6) - shown) <= 1e-6 or (pd.isna(value) and pd.isna(shown))
+    say(f"\nrecomputed from the score files with analysis config {json.dumps(cfg, sort_keys=True)}: "
+        f"{value:.6f}; table says {shown:.6f}: {'matches' if ok else 'DOES NOT MATCH'}")
+    return ok
+
+
+def explain_difficulty(table_path: Path, rec: dict, sidecar: Path, row: pd.Series, column: str, say) -> bool:
+    """difficulty.csv: the base's pass rates that set the bin, the checkpoint's score files, a recomputation."""
+    from rlvr_support.analysis import difficulty_table as difficulty
+    from rlvr_support.analysis.scores import parse_score_path
+
+    if column not in [c for c in row.index if c.startswith("pass@")]:
+        say(f"column {column!r} is not a computed metric; nothing to explain beyond the row above")
+        return True
+    root = job_root(sidecar, rec)
+    scores_root = root / rec["args"]["scores_root"]
+    files = [parse_score_path(root / i["path"], scores_root) for i in rec["inputs"] if i["path"].endswith(".parquet")]
+    files = [f for f in files if f.eval_set == row["eval_set"] and f.chain in ("base", row["chain"])]
+    say(f"\nbin {row['bin']} of the base's pass rate on {row['eval_set']} [{row['benchmark']}], k={row['k']}; "
+        "score files:")
+    for f in files:
+        say(f"  {_display(f.path)}")
+    say("\n" + _indent(_doc(difficulty)))
+    cfg = rec["config"]["cfg"]
+    again = difficulty.difficulty_table(files, n_boot=cfg["bootstrap"], ci=cfg["ci"], seed=cfg["seed"])
+    r = again[(again["chain"] == row["chain"]) & (again["benchmark"] == row["benchmark"]) & (again["bin"] == row["bin"])]
+    if r.empty:
+        say("\nrecomputed from the score files: no such row: DOES NOT MATCH")
+        return False
+    value, shown = float(r.iloc[0][column]), float(row[column])
     ok = abs(round(value, 6) - shown) <= 1e-6 or (pd.isna(value) and pd.isna(shown))
     say(f"\nrecomputed from the score files with analysis config {json.dumps(cfg, sort_keys=True)}: "
         f"{value:.6f}; table says {shown:.6f}: {'matches' if ok else 'DOES NOT MATCH'}")

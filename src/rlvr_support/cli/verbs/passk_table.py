@@ -28,11 +28,11 @@ def cmd_passk_table(a):
         md = ci_markdown(head, ["pass@1", "best@kmax", "coverage@kmax"])
         write_text(Path(a.headline).with_suffix(".md"), md)
         print(md)
-    if a.difficulty:
+    if a.out_difficulty:
         from rlvr_support.analysis.difficulty_table import difficulty_table
 
         write_table(difficulty_table(files, n_boot=a.cfg["bootstrap"], ci=a.cfg["ci"], seed=a.cfg["seed"]),
-                    a.difficulty)
+                    a.out_difficulty)
 
 
 def register(verb) -> None:
@@ -42,5 +42,5 @@ def register(verb) -> None:
     s.add_argument("--cfg", type=_json, required=True, help="the config's `analysis` section as JSON")
     s.add_argument("--out", required=True, help="CSV of pass@k / best@k / coverage at every k (a .md beside it)")
     s.add_argument("--headline", help="also write the headline table here (CSV, and .md beside it)")
-    s.add_argument("--difficulty", help="also write pass@1 and pass@k per bin of the base's pass rate here "
+    s.add_argument("--out-difficulty", help="also write pass@1 and pass@k per bin of the base's pass rate here "
                                         "(CSV, and .md beside it)")
