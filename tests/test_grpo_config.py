@@ -41,3 +41,10 @@ def test_precision_is_validated(tmp_path):
     bad.write_text(yaml.safe_dump(cfg))
     with pytest.raises(Exception, match="fp16"):
         load_config(bad)
+
+
+def test_each_training_process_takes_its_share_of_the_jobs_cores():
+    """--threads is the job's cores on the node; torchrun's LOCAL_WORLD_SIZE processes share them (at least 1 each)."""
+    assert grpo.process_threads(32, {}) == 32  # one process (launcher python)
+    assert grpo.process_threads(32, {"LOCAL_WORLD_SIZE": "8"}) == 4
+    assert grpo.process_threads(6, {"LOCAL_WORLD_SIZE": "8"}) == 1

@@ -177,3 +177,92 @@ def test_jobs_never_touch_the_network():
                           timeout=120)
     assert "'HF_HUB_OFFLINE': '1'" in proc.stdout and "hub offline True" in proc.stdout, proc.stdout + proc.stderr
     assert set(DOWNLOAD_VERBS) == {"data-sources", "base-model", "checkpoint", "import-hub-files", "import-tokenizer"}
+
+
+# ---- the paper's jobs under the SLURM profile: retries within the config's limits, cores shared, ports apart
+
+
+def _profile_attempts() -> int:
+    """The attempts a failed job gets under the SLURM profile: the first and its `retries`."""
+    return 1 + int(re.search(r"^retries: (\d+)", (REPO / "slurm" / "config.yaml").read_text(), re.M).group(1))
+
+
+def _paper_plan(workdir: Path, *overlays: Path):
+    from rlvr_support.lineage.rerun_reasons import Plan
+
+    return Plan(["all"], workdir, REPO / "Snakefile", [REPO / "configs" / "paper.yaml", *overlays])
+
+
+def _asked(job, attempts: int) -> list[tuple[int, int]]:
+    """(runtime, mem_mb) a job asks SLURM for on each attempt."""
+    out = []
+    for attempt in range(1, attempts + 1):
+        job.attempt = attempt
+        out.append((job.resources["runtime"], job.resources["mem_mb"]))
+    return out
+
+
+@pytest.mark.snakemake
+def test_retries_ask_for_no_more_than_the_config_allows(tmp_path):
+    """A retry asks for what the first attempt did (no 96 h / 1.5 TB train job on attempt 3) unless
+    resources.<kind>.max_runtime / max_mem_mb allow more, and then for k times as much up to them."""
+    attempts = _profile_attempts()
+    assert attempts == 3
+    res = yaml.safe_load((REPO / "configs" / "paper.yaml").read_text())["resources"]
+    with _paper_plan(tmp_path / "as-is") as plan:
+        local = plan.workflow._localrules  # as local_rules() reads them
+        submitted = [j for j in plan.dag.jobs if j.rule.name not in local and not j.rule.norun]
+        assert {"train_stage", "sample", "positional_js"} <= {j.rule.name for j in submitted}
+        for j in submitted:
+            asked = _asked(j, attempts)
+            assert asked == [asked[0]] * attempts, (j.rule.name, asked)
+        train = next(j for j in submitted if j.rule.name == "train_stage")
+        assert _asked(train, attempts)[-1] == (res["train"]["runtime"], res["train"]["mem_mb"])
+    overlay = tmp_path / "limits.yaml"
+    overlay.write_text(yaml.safe_dump({"resources": {"train": {"max_runtime": 4320, "max_mem_mb": 768000}}}))
+    with _paper_plan(tmp_path / "limits", overlay) as plan:
+        train = next(j for j in plan.dag.jobs if j.rule.name == "train_stage")
+        assert _asked(train, attempts) == [(2880, 512000), (4320, 768000), (4320, 768000)]
+        sample = next(j for j in plan.dag.jobs if j.rule.name == "sample")
+        assert _asked(sample, attempts) == [(res["sample"]["runtime"], res["sample"]["mem_mb"])] * attempts
+
+
+def test_a_limit_below_the_first_attempt_is_an_error():
+    cfg = yaml.safe_load((REPO / "configs" / "paper.yaml").read_text())
+    cfg["resources"]["train"]["max_runtime"] = cfg["resources"]["train"]["runtime"] - 1
+    with pytest.raises(ConfigError, match=r"resources.train.max_runtime: 2879 is below runtime \(2880\)"):
+        validate_config(cfg)
+
+
+def _ports(launchers: list[str], **env) -> list[int]:
+    """The --main_process_port each launcher's bash gives, in an environment with `env` (and no SLURM job)."""
+    exprs = [re.search(r"--main_process_port (\S+)", launcher).group(1) for launcher in launchers]
+    base = {k: v for k, v in os.environ.items() if k not in ("SLURM_JOB_ID", "RLVR_MAIN_PROCESS_PORT")}
+    proc = subprocess.run(["bash", "-c", "echo " + " ".join(exprs)], env={**base, **env}, capture_output=True,
+                          text=True, timeout=60, check=True)
+    return [int(p) for p in proc.stdout.split()]
+
+
+@pytest.mark.snakemake
+def test_each_training_process_gets_its_share_of_the_cores_and_each_job_a_port(tmp_path):
+    """8 processes on a 32-core task get 4 threads each; a one-node job's rendezvous port comes from its SLURM
+    job id (distinct for two jobs sharing a node), outside SLURM from its output path, not accelerate's 29500."""
+    res = yaml.safe_load((REPO / "configs" / "paper.yaml").read_text())["resources"]["train"]
+    threads = res["cpus_per_task"] // res["gpu"]
+    assert threads == 4
+    with _paper_plan(tmp_path / "one-node") as plan:
+        launchers = [j.params.launcher for j in plan.dag.jobs if j.rule.name == "train_stage"]
+    assert len(launchers) == 30
+    assert all(f"--num_processes 8 --main_process_port " in x and f"--num_cpu_threads_per_process {threads} -m "
+               in x for x in launchers), launchers[0]
+    assert _ports(launchers[:2], SLURM_JOB_ID="1234567") == [34567, 34567]
+    assert _ports(launchers[:2], SLURM_JOB_ID="1234568") == [34568, 34568]
+    alone = _ports(launchers)
+    assert len(set(alone)) == len(launchers) and all(20000 <= p < 40000 for p in alone)
+    assert _ports(launchers[:1], SLURM_JOB_ID="7", RLVR_MAIN_PROCESS_PORT="29999") == [29999]
+    # two nodes: the per-node launcher script takes its port from the job id itself; the threads are passed on
+    overlay = tmp_path / "two-nodes.yaml"
+    overlay.write_text(yaml.safe_dump({"resources": {"train": {"nodes": 2, "tasks": 2}}}))
+    with _paper_plan(tmp_path / "two-nodes", overlay) as plan:
+        launcher = next(j.params.launcher for j in plan.dag.jobs if j.rule.name == "train_stage")
+    assert "accelerate_multinode.sh" in launcher and f" 8 --num_cpu_threads_per_process {threads} -m " in launcher

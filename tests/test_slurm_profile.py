@@ -145,13 +145,16 @@ SAMPLE_TARGET = "results/samples/base/math.parquet"
 @pytest.fixture(scope="module")
 def slurm_run(tmp_path_factory):
     """One RLVR stage and one sampling job through the real plugin on the smoke config, with the
-    sampling job asking for one GPU and one retry allowed. toy_data is a local rule."""
+    sampling job asking for one GPU and one retry allowed, up to 1.5 times its time and twice its memory.
+    toy_data is a local rule."""
     root = tmp_path_factory.mktemp("slurm")
     fakebin, state, workdir = root / "bin", root / "state", root / "work"
     workdir.mkdir()
     fake_slurm.install(fakebin, state, sync=True)
     cfg = yaml.safe_load(SMOKE_CONFIG.read_text())
     cfg["resources"]["sample"]["gpu"] = 1
+    sample = cfg["resources"]["sample"]
+    sample.update(max_runtime=sample["runtime"] * 3 // 2, max_mem_mb=2 * sample["mem_mb"])
     config = root / "smoke_gpu_sample.yaml"
     config.write_text(yaml.safe_dump(cfg))
     proc = _run_slurm(workdir, fakebin, config, TRAIN_TARGET, SAMPLE_TARGET, "--retries", "1",
@@ -210,7 +213,8 @@ def test_sbatch_lines_carry_the_configured_resources(slurm_run):
 def test_gpu_job_checks_its_gpus_and_retry_gets_more_time_and_memory(slurm_run):
     """The sampling job asked for one GPU: --gpus=1 reaches sbatch and the jobstep's srun, and the job
     checks at start that it sees it. Without a GPU it fails with the clear message, and the retry
-    asks for twice the time and memory; where a GPU is visible it succeeds at once."""
+    asks for twice the time and memory, within max_runtime and max_mem_mb; where a GPU is visible it
+    succeeds at once."""
     proc, workdir, state, cfg = slurm_run
     argvs = _sbatch_by_rule(state)["sample"]
     assert all(_value(a, "--gpus") == "1" for a in argvs)
@@ -225,5 +229,5 @@ def test_gpu_job_checks_its_gpus_and_retry_gets_more_time_and_memory(slurm_run):
         assert not (workdir / SAMPLE_TARGET).exists()
         assert len(argvs) == 2, "the profile's retry (here --retries 1) did not resubmit"
         base = cfg["resources"]["sample"]
-        assert [_value(a, "-t") for a in argvs] == [str(base["runtime"]), str(2 * base["runtime"])]
+        assert [_value(a, "-t") for a in argvs] == [str(base["runtime"]), str(base["max_runtime"])]
         assert [_value(a, "--mem") for a in argvs] == [str(base["mem_mb"]), str(2 * base["mem_mb"])]

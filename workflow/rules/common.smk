@@ -223,8 +223,10 @@ def get_train_cfg(wildcards):
     """The stage's RL keys: the whole `rl` section but `seeds` (the job trains one, its wildcard), and
     for a trajectory chain every how many steps it keeps its weights (no key for the others, so
     listing a chain in `trajectory` retrains that chain only). `rl.vllm` only under rollout_backend vllm;
-    `gradient_checkpointing: auto` resolved for this stage's model (config/defaults.py)."""
+    `gradient_checkpointing: auto` resolved for this stage's model (config/defaults.py). `rl.report_to` only
+    when it names a tracker, so a study without training curves keeps the params it had."""
     skip = {"seeds"} | (set() if config["rl"].get("rollout_backend") == "vllm" else {"vllm"})
+    skip |= {"report_to"} if config["rl"].get("report_to", "none") == "none" else set()
     cfg = {k: v for k, v in config["rl"].items() if k not in skip}
     cfg["gradient_checkpointing"] = gradient_checkpointing(config["rl"], base_spec(wildcards))
     if kept_every(config, wildcards.chain):
@@ -1061,8 +1063,9 @@ def get_final_output():
 
 # ---- What each job asks the scheduler for (config["resources"]; the SLURM profile is slurm/) ----
 # Partition and account are never set here: they belong to the cluster, so they come from the
-# profile or the command line. runtime (minutes) and mem_mb grow with Snakemake's `attempt`,
-# so a job killed for time or memory is resubmitted (profile: retries) with more.
+# profile or the command line. A retry (profile: retries) asks for more runtime (minutes) and mem_mb
+# only up to max_runtime / max_mem_mb, which default to the first attempt's: a partition rejects a job
+# that asks for more than it grants, so nothing grows unless the config allows it.
 
 
 def get_threads(kind):
@@ -1086,21 +1089,23 @@ def get_gpus(kind):
 
 
 def get_runtime(kind):
-    """Wall time in minutes: the configured time on attempt 1, k times that on retry attempt k."""
-    minutes = config["resources"][kind]["runtime"]
+    """Wall time in minutes: `runtime` on attempt 1, k times that on retry attempt k, at most `max_runtime`."""
+    res = config["resources"][kind]
+    minutes, most = res["runtime"], res.get("max_runtime", res["runtime"])
 
     def runtime(wildcards, attempt):
-        return minutes * attempt
+        return min(minutes * attempt, most)
 
     return runtime
 
 
 def get_mem_mb(kind):
-    """Memory in MB (per node): the configured amount on attempt 1, k times that on attempt k."""
-    mem_mb = config["resources"][kind]["mem_mb"]
+    """Memory in MB (per node): `mem_mb` on attempt 1, k times that on attempt k, at most `max_mem_mb`."""
+    res = config["resources"][kind]
+    mem_mb, most = res["mem_mb"], res.get("max_mem_mb", res["mem_mb"])
 
     def mem(wildcards, attempt):
-        return mem_mb * attempt
+        return min(mem_mb * attempt, most)
 
     return mem
 
@@ -1112,9 +1117,20 @@ def get_mpi(kind):
     return "srun" if config["resources"][kind].get("nodes", 1) > 1 else None
 
 
-def get_train_launcher(wildcards=None):
+def get_main_process_port(output):
+    """The rendezvous port of a one-node multi-GPU job, as bash: RLVR_MAIN_PROCESS_PORT when set, else 20000 +
+    the SLURM job id mod 20000 (scripts/accelerate_multinode.sh's), so that two jobs sharing a node do not both
+    take accelerate's 29500; outside SLURM a number from the job's output path stands in for the id."""
+    import hashlib
+
+    own = int(hashlib.sha256(str(output.manifest).encode()).hexdigest(), 16) % 20000
+    return f"${{RLVR_MAIN_PROCESS_PORT:-$((20000+${{SLURM_JOB_ID:-{own}}}%20000))}}"  # one shell word
+
+
+def get_train_launcher(wildcards, output):
     """How the train verb is started: plain python (toy, one process), `accelerate launch` with the
-    configured DeepSpeed/FSDP file on one node, or one `accelerate launch` per node through srun."""
+    configured DeepSpeed/FSDP file on one node, or one `accelerate launch` per node through srun; each
+    training process gets cpus_per_task / processes threads, and a one-node job a port of its own."""
     res = config["resources"]["train"]
     if res["launcher"] == "python":
         return PY
@@ -1124,10 +1140,12 @@ def get_train_launcher(wildcards=None):
     if not accelerate_config.is_file():
         raise ValueError(f"resources.train.accelerate_config: {accelerate_config} does not exist")
     processes = max(1, res["gpu"])
+    threads = f"--num_cpu_threads_per_process {max(1, res['cpus_per_task'] // processes)}"
     if res["nodes"] == 1:
         return (
             f"accelerate launch --config_file {accelerate_config} --num_machines 1 "
-            f"--num_processes {processes} -m rlvr_support"
+            f"--num_processes {processes} --main_process_port {get_main_process_port(output)} "
+            f"{threads} -m rlvr_support"
         )
     script = Path(workflow.basedir) / "scripts" / "accelerate_multinode.sh"
-    return f"bash {script} {accelerate_config} {processes} -m rlvr_support"
+    return f"bash {script} {accelerate_config} {processes} {threads} -m rlvr_support"

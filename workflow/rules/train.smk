@@ -9,7 +9,8 @@ rule train_stage:
         monitor=f"{RESULTS}/checkpoints/{{chain}}/seed{{seed}}/monitor.csv",
         curve=f"{RESULTS}/checkpoints/{{chain}}/seed{{seed}}/reward_curve.csv",
     log:
-        f"{RESULTS}/logs/train/{{chain}}/seed{{seed}}.log",
+        stdout=f"{RESULTS}/logs/train/{{chain}}/seed{{seed}}.log",
+        trackers=f"{RESULTS}/logs/train/{{chain}}/seed{{seed}}",
     benchmark:
         f"{RESULTS}/benchmarks/train/{{chain}}/seed{{seed}}.tsv"
     conda:
@@ -38,4 +39,5 @@ rule train_stage:
         "{params.launcher} train --parent {input.parent} --task {params.task} --prompts {input.prompts} "
         "--cfg {params.cfg:q} --seed {wildcards.seed} --chain {wildcards.chain} "
         "--remedies {params.remedies:q} --teacher {input.teacher} --probe {params.probes} "
-        "--out {output.manifest} --threads {threads} --gpus {params.gpus} --verifiers {params.verifiers} > {log} 2>&1"
+        "--out {output.manifest} --threads {threads} --gpus {params.gpus} --verifiers {params.verifiers} "
+        "--log-dir {log.trackers} > {log.stdout} 2>&1"

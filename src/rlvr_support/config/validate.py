@@ -115,6 +115,11 @@ def _check_semantics(config: dict) -> None:
     if train.get("nodes", 1) > 1 and train.get("tasks") != train.get("nodes"):
         # scripts/accelerate_multinode.sh starts one `accelerate launch` per node through srun
         raise ConfigError("resources.train.tasks: a multi-node job runs one launcher task per node; set tasks = nodes")
+    for kind, spec in res.items():  # a retry never asks for less than the first attempt
+        for cap, first in (("max_runtime", "runtime"), ("max_mem_mb", "mem_mb")):
+            if cap in spec and spec[cap] < spec[first]:
+                raise ConfigError(f"resources.{kind}.{cap}: {spec[cap]} is below {first} ({spec[first]}), what the "
+                                  "first attempt asks for; a retry may ask for more, not less")
     _check_checkpoints(config)
     try:
         check_imports(config)

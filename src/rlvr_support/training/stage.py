@@ -8,6 +8,7 @@ continues from its last save when Snakemake reruns it.
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from rlvr_support.models.base_models import weights_checksums
 from rlvr_support.models.loading import load_policy
 from rlvr_support.models.prompting import prompt_format
 from rlvr_support.training.support_monitor import COLUMNS as MONITOR_COLUMNS, SupportMonitor, rows_csv
+from rlvr_support.training import trackers
 from rlvr_support.training.kept_weights import KeepWeights, publish_kept
 from rlvr_support.training.rewards import make_reward
 
@@ -57,9 +59,11 @@ def use_bf16(rl: dict) -> bool:
     return True
 
 
-def grpo_config(out: Path, rl: dict, seed: int, remedies: dict | None = None):
+def grpo_config(out: Path, rl: dict, seed: int, remedies: dict | None = None, report_to: list[str] | None = None,
+                run_name: str | None = None):
     """TRL's GRPOConfig from the `rl` section; remedies TRL implements itself (k3 KL in the loss,
-    clip-higher, entropy bonus) override the matching keys (training/trainer.py remedy_grpo_kwargs)."""
+    clip-higher, entropy bonus) override the matching keys (training/trainer.py remedy_grpo_kwargs).
+    `report_to`: the trackers of rl.report_to (training/trackers.py start), logging every `log_every` steps."""
     from trl import GRPOConfig
 
     from rlvr_support.training.trainer import remedy_grpo_kwargs
@@ -94,13 +98,21 @@ def grpo_config(out: Path, rl: dict, seed: int, remedies: dict | None = None):
         use_cpu=not torch.cuda.is_available(),  # the GPU when the job has one (resources.train.gpu)
         bf16=use_bf16(rl),
         gradient_checkpointing=rl.get("gradient_checkpointing") is True,  # resolved per model (common.smk)
-        report_to=[],
+        report_to=report_to or [],
+        run_name=run_name,
+        project=trackers.project(),  # trackio's; wandb reads WANDB_PROJECT
         disable_tqdm=False,
         dataloader_num_workers=0,
         **grpo_vllm_kwargs(rl),  # rl.rollout_backend: vllm (training/vllm_rollouts.py)
         trust_remote_code=False,  # TRL's own loads (processor, vLLM rollouts): never a checkpoint's code
         **overrides,
     )
+
+
+def process_threads(threads: int, environ=os.environ) -> int:
+    """This training process's share of the job's `threads` cores: `accelerate launch` starts one process per GPU
+    of the node (torchrun sets LOCAL_WORLD_SIZE), and each takes threads / processes (at least 1), not all."""
+    return max(1, threads // max(1, int(environ.get("LOCAL_WORLD_SIZE") or 1)))
 
 
 def micro_batches(rl: dict) -> tuple[int, int]:
@@ -126,16 +138,19 @@ def _monitor(tok, rl: dict, task: str, probes: dict[str, str] | None, csv: Path,
 
 def train_stage(parent: str, task: str, prompts_path: str, out_manifest: str, rl: dict, seed: int,
                 chain: str, threads: int = 1, remedies: dict | None = None, teacher: str | None = None,
-                probes: dict[str, str] | None = None, code: str | None = None) -> dict | None:
+                probes: dict[str, str] | None = None, code: str | None = None,
+                log_dir: str | None = None) -> dict | None:
     """Train one stage; `remedies` (a chain variant's, see training/trainer.py) switch mitigations on,
     `teacher` is the distillation teacher's manifest (default: the parent), `probes` maps each task
     of the chain to its prompt file for the support monitor, whose CSV lands beside the manifest.
     `code` is the hash of the code this job runs (the `train` verb passes it): saved progress of
-    other code is not resumed. Returns the manifest on the main process and None on the others
-    (multi-GPU runs)."""
+    other code is not resumed. `threads` are the job's cores on this node, shared by its training processes
+    (process_threads); `log_dir` is where the trackers of rl.report_to write (training/trackers.py). Returns
+    the manifest on the main process and None on the others (multi-GPU runs)."""
     from rlvr_support.training.trainer import SupportGRPOTrainer, check_remedies, resolve_remedies
 
-    torch.set_num_threads(threads)
+    torch.set_num_threads(process_threads(threads))
+    report_to = trackers.start(rl, log_dir)  # before the model loads: a missing tracker package stops the job here
     remedies = resolve_remedies(remedies)
     check_remedies(remedies, rl["group_size"])
     out = Path(out_manifest).parent
@@ -145,14 +160,16 @@ def train_stage(parent: str, task: str, prompts_path: str, out_manifest: str, rl
         raise ValueError(f"{prompts_path}: no train-split prompts for task {task!r}")
     # The trainer's arguments come first: under DeepSpeed ZeRO-3 they make transformers build the model
     # partitioned over the GPUs (zero.Init) instead of whole on every rank, the reference copies too.
-    args = grpo_config(partial, rl, seed, remedies)
+    args = grpo_config(partial, rl, seed, remedies, report_to, trackers.run_name(chain, task, seed))
     model, tok = load_policy(parent)
     model.train()
     tok.padding_side = "left"
     own_teacher = "distill" in remedies and teacher and Path(teacher).resolve() != Path(parent).resolve()
     # Resume only this job's own progress, never a finished or different run's (resume.py says why).
+    # (rl.report_to is left out: where the curves go changes no weight)
     resume_state.prepare(partial, {
-        "parent": resume_state.file_digest(parent), "task": task, "chain": chain, "rl": rl, "seed": seed,
+        "parent": resume_state.file_digest(parent), "task": task, "chain": chain,
+        "rl": {k: v for k, v in rl.items() if k != "report_to"}, "seed": seed,
         "prompts": resume_state.file_digest(prompts_path), "remedies": remedies,
         "teacher": resume_state.file_digest(teacher) if teacher else None, "code": code})
     fmt = prompt_format(parent)  # copied into the new manifest below
@@ -171,6 +188,10 @@ def train_stage(parent: str, task: str, prompts_path: str, out_manifest: str, rl
     resume = bool(checkpoints)
     if resume:
         print(f"resuming from {checkpoints[-1]}", flush=True)
+    elif report_to and trainer.accelerator.is_main_process:
+        trackers.clear(log_dir)
+    if report_to:
+        print(f"training curves: {', '.join(report_to)} in {log_dir} (run {args.run_name})", flush=True)
     t0 = time.time()
     trainer.train(resume_from_checkpoint=True if resume else None)
     elapsed = time.time() - t0

@@ -19,7 +19,7 @@ def cmd_train(a):
     probes = dict(p.split("=", 1) for p in a.probe) if a.probe else None
     manifest = train_stage(a.parent, a.task, a.prompts, a.out, a.cfg, a.seed, a.chain, threads=a.threads,
                            remedies=a.remedies, teacher=a.teacher, probes=probes,
-                           code=job_hash("train", a.verifiers, a.remedies))
+                           code=job_hash("train", a.verifiers, a.remedies), log_dir=a.log_dir)
     if manifest is not None:  # None on the non-main processes of a multi-GPU run
         write_json(a.out, manifest)
 
@@ -33,10 +33,13 @@ def register(verb) -> None:
     s.add_argument("--seed", type=int, required=True)
     s.add_argument("--chain", required=True)
     s.add_argument("--out", required=True, help="manifest.json of the new checkpoint")
-    s.add_argument("--threads", type=int, default=1)
+    s.add_argument("--threads", type=int, default=1,
+                   help="the job's CPU cores on this node; under accelerate each training process takes an equal share")
     s.add_argument("--gpus", type=int, default=0, help=GPUS_HELP)
     s.add_argument("--remedies", type=_json, default={},
                    help="the chain variant's remedies as JSON, e.g. '{\"kl\": {\"beta\": 0.05}}' (training/trainer.py)")
+    s.add_argument("--log-dir", help="the stage's log folder, where the trackers of rl.report_to write "
+                                     "(TensorBoard event files, offline wandb / trackio runs; training/trackers.py)")
     s.add_argument("--teacher", help="distillation teacher manifest (default: the parent)")
     s.add_argument("--probe", nargs="*", default=[],
                    help="task=prompts.jsonl pairs the support monitor samples (eval split); monitor.csv lands beside --out")
