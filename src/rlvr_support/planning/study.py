@@ -45,9 +45,11 @@ def model_specs(config: dict) -> dict[str, dict]:
 
 
 def toy_vocab() -> int:
-    from rlvr_support.data.toyworld.tokenizer import build_tokenizer
+    """The toy tokenizer's vocabulary size, read without transformers (whose import is most of the
+    second this check adds to every parse of the workflow)."""
+    from rlvr_support.data.toyworld.tokenizer import build_word_tokenizer
 
-    return len(build_tokenizer())
+    return build_word_tokenizer().get_vocab_size(with_added_tokens=True)
 
 
 def shape_of(spec: dict) -> ModelShape | None:
