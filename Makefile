@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 CORES ?= 2
 STAMP := $(VENV)/.installed
 
-.PHONY: setup setup-vllm test-vllm run run-seeds run-world1 run-world2 cross-world results-doc test test-fast report dry-run-slurm gpu-check gpu-pilot bench clean
+.PHONY: setup setup-vllm test-vllm run run-seeds run-world1 run-world2 cross-world results-doc test test-fast report dry-run-slurm gpu-check gpu-wheelhouse gpu-pilot bench clean
 
 $(STAMP): requirements.txt requirements-test.txt pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -76,6 +76,20 @@ dry-run-slurm: setup  ## plan the study under the SLURM profile
 
 gpu-check: setup  ## pretraining, GRPO and sampling on GPU vs CPU, throughput ratios (GPU node; CPU-only: reports no GPU)
 	scripts/gpu_check.sh --out measurements/gpu_check.json
+
+# The plan check's wheelhouse (envs/gpu-wheelhouse.txt): wheels for the GPU node's Python (GPU_PYTHON), built here,
+# where PyPI is reachable; copied with the checkout, `scripts/gpu_check.sh --plan --wheelhouse gpu-wheelhouse` on the
+# node installs them into a scratch folder on PYTHONPATH (docs/cluster.md). At most 60 MB (GPU_WHEELHOUSE_MAX_KB).
+GPU_PYTHON ?= 3.12
+GPU_WHEELHOUSE := gpu-wheelhouse
+GPU_WHEELHOUSE_MAX_KB := 61440
+gpu-wheelhouse: envs/gpu-wheelhouse.txt  ## wheels the plan check needs on a bare GPU node (TRL, datasets; Python $(GPU_PYTHON)): gpu-wheelhouse/
+	rm -rf $(GPU_WHEELHOUSE)
+	$(PY) -m pip download -q --no-deps --only-binary=:all: --python-version $(GPU_PYTHON) --implementation cp \
+		--platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 \
+		-d $(GPU_WHEELHOUSE) -r envs/gpu-wheelhouse.txt
+	@kb=$$(du -sk $(GPU_WHEELHOUSE) | cut -f1); ls -1 $(GPU_WHEELHOUSE); echo "$(GPU_WHEELHOUSE)/: $$kb kB"; \
+		test $$kb -le $(GPU_WHEELHOUSE_MAX_KB) || { echo "over $(GPU_WHEELHOUSE_MAX_KB) kB"; exit 1; }
 
 # The GPU pilot (planning/pilot.py): a few GRPO steps and one sample shard of PILOT_MODEL's architecture with random
 # weights (no hub), with the study's rl and sampling keys; `budget --measured measurements/pilot/pilot.json`

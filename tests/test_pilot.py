@@ -87,6 +87,42 @@ def test_a_gpu_pilots_phase_times_set_the_utilisations(quick_pilot, tmp_path):
         assert r.gpu_hours != pytest.approx(assumed[r.model])
 
 
+def test_phase_times_count_each_stretch_once_where_the_phases_nest():
+    """transformers' training_step prepares the inputs, which generate: the rollout runs inside
+    `_generate_and_score`, inside `_training_step`. Each phase's time is its own stretch, not its callees'; the
+    optimizer step between two training steps is the update's."""
+    import time
+
+    from rlvr_support.planning.pilot import PhaseTimer, phase_seconds
+
+    class Trainer:
+        def _generate_single_turn(self):
+            time.sleep(0.2)
+
+        def _generate_and_score_completions(self):
+            self._generate_single_turn()
+            time.sleep(0.05)  # the old policy's log-probs, the rewards
+
+        def training_step(self):
+            self._generate_and_score_completions()
+            time.sleep(0.1)  # forward / backward
+
+    trainer, timer = Trainer(), PhaseTimer()
+    timer.wrap(trainer, "_generate_single_turn", "rollout")
+    timer.wrap(trainer, "_generate_and_score_completions", "_generate_and_score")
+    timer.wrap(trainer, "training_step", "_training_step")
+    for _ in range(2):
+        t0 = time.perf_counter()
+        trainer.training_step()
+        time.sleep(0.03)  # the optimizer step, outside every wrapped phase
+        timer.next_step()
+        wall = time.perf_counter() - t0
+    step = phase_seconds(timer.steps[1])
+    assert step["rollout"] == pytest.approx(0.2, abs=0.04) and step["sync"] == 0.0
+    assert step["update"] == pytest.approx(0.18, abs=0.05)
+    assert sum(step.values()) == pytest.approx(wall, abs=0.05), "the step is the sum of its phases, counted once"
+
+
 def test_a_file_that_is_not_a_pilot_is_refused(tmp_path):
     bad = tmp_path / "x.json"
     bad.write_text(json.dumps({"grpo": {}}))

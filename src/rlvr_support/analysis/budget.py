@@ -641,11 +641,16 @@ def cost(cfg: dict, rows: list[Row], rates: ModelRates) -> None:
 
 
 def load_pilot(path: str | Path) -> dict:
-    """A pilot's measurements (cli/pilot.py): a JSON file with its setup, phase times and peak memory."""
+    """A pilot's measurements (cli/pilot.py): a JSON file with its setup, phase times and peak memory; or a GPU
+    check's (planning/plan_check.py, planning/check_report.py), whose utilisations replace the same assumptions."""
+    from rlvr_support.planning.check_report import is_check, load_check
+
     try:
         pilot = json.loads(Path(path).read_text())
     except (OSError, json.JSONDecodeError) as e:
         raise ValueError(f"{path}: cannot read the pilot's measurements: {e}") from None
+    if is_check(pilot):
+        return load_check(path)
     for key in ("model_config", "gpu_type", "grpo"):
         if key not in pilot:
             raise ValueError(f"{path}: not a pilot file (no {key!r}; write one with `python -m rlvr_support pilot`)")
@@ -655,10 +660,13 @@ def load_pilot(path: str | Path) -> dict:
 def pilot_efficiencies(pilot: dict):
     """The utilisations a pilot on a known GPU kind measured; a pilot on a CPU (quick mode) measures no GPU's,
     so the throughput model keeps its assumptions (the report lists the pilot's own numbers)."""
+    from rlvr_support.planning.check_report import is_check
     from rlvr_support.planning.gpus import GPUS
     from rlvr_support.planning.shapes import shape_from_config
-    from rlvr_support.planning.throughput import Efficiencies, efficiencies_from_pilot
+    from rlvr_support.planning.throughput import Efficiencies, efficiencies_from_check, efficiencies_from_pilot
 
+    if is_check(pilot):  # a GPU check: its measured MFU and decode ceiling
+        return efficiencies_from_check(pilot)
     if pilot.get("gpu_type") not in GPUS:
         return Efficiencies()
     return efficiencies_from_pilot(pilot, shape_from_config(pilot["model_config"]), GPUS[pilot["gpu_type"]])
@@ -683,7 +691,8 @@ def plan(cfg: dict, prompt_files: dict[str, Path] | None = None, measured_dir: s
                        "efficiencies": eff}
     for model in cfg["models"]:
         m = measure_run(measured_dir, cfg, model) if measured_dir and not pilot else None
-        train_length = m.train_length if m else (pilot["grpo"].get("mean_completion_tokens") if pilot else None)
+        pilot_grpo = (pilot or {}).get("grpo") or {}  # a GPU check's file has no pilot's GRPO steps
+        train_length = m.train_length if m else pilot_grpo.get("mean_completion_tokens")
         lengths = Lengths(cfg["budget"]["response_fraction"], m.lengths if m else None)
         mine = plan_model(cfg, model, counts, lengths, m.train_length if m else None,
                           m.text_bytes_per_token if m else None)
@@ -803,7 +812,11 @@ def report_markdown(cfg: dict, rows: list[Row], facts: dict) -> str:
     out.append(f"- mean response length (ASSUMED where not measured): {b['response_fraction']} x the job's "
                "max_new_tokens")
     eff = facts["efficiencies"]
-    if facts.get("pilot"):
+    from rlvr_support.planning.check_report import budget_line, is_check
+
+    if facts.get("pilot") and is_check(facts["pilot"]):
+        out.append(budget_line(facts["pilot"], eff.measured))
+    elif facts.get("pilot"):
         p, g = facts["pilot"], facts["pilot"]["grpo"]
         ph = g["phase_seconds"]
         out.append(f"- PILOT MEASURED ({p.get('source', '')}, {p['device']} x {g['setup']['processes']}, "

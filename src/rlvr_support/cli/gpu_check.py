@@ -1,6 +1,18 @@
-"""GPU check: the toy pipeline's three heavy steps on the GPU and on the CPU, with throughput ratios.
+"""GPU checks: the plan's terms measured on one GPU (--plan), or the toy pipeline's three heavy steps on the GPU
+and on the CPU, with throughput ratios.
 
-    python -m rlvr_support.cli.gpu_check [--quick] [--out report.json]      (or scripts/gpu_check.sh)
+    python -m rlvr_support.cli.gpu_check --plan [--cpu] [--out measurements/plan_check.json]
+    python -m rlvr_support.cli.gpu_check [--quick] [--out report.json]      (or scripts/gpu_check.sh [--plan])
+
+--plan (planning/plan_check.py): the memory plan's and the throughput model's terms for the study model's exact
+shapes with random weights: the CUDA context and the memory the device reports, the update at micro-batches
+1-8 with and without a padding mask, the decode ceiling, and the study's GRPO stage on a model that fits one GPU;
+each against the plan, in a table with FAIL where measured / planned is outside [0.8, 1.25], and in the file
+`budget --measured` reads. It needs only torch, transformers, accelerate, safetensors and the wheelhouse's TRL
+and datasets (`make gpu-wheelhouse`; docs/cluster.md), so it runs on a bare GPU node; --cpu runs it on a tiny
+model in seconds.
+
+Without --plan, the toy check:
 
 It builds a small toy world, then for each device (the CPU always, the GPU when one is visible)
 runs, in a fresh process, (1) base pretraining for a few steps (pretrain.py), (2) a few GRPO
@@ -350,17 +362,75 @@ def format_report(r: dict) -> str:
     return "\n".join(lines)
 
 
+def plan_check(a) -> int:
+    """--plan: the plan check (planning/plan_check.py), its file written as it goes, its table printed."""
+    import torch
+
+    from rlvr_support.planning import plan_check as pc
+    from rlvr_support.planning.check_report import report_text
+    from rlvr_support.planning.shapes import read_model_config
+
+    if not a.cpu and not torch.cuda.is_available():
+        print("gpu_check --plan: torch sees no CUDA device; on a machine without one run --plan --cpu",
+              file=sys.stderr)
+        return 1
+    out = Path(a.out or REPO / "measurements" / "plan_check.json")
+    config = a.config or str(REPO / "configs" / "paper.yaml")
+    grpo_model = a.grpo_model or pc.GRPO_MODEL
+    parts = tuple(p.strip() for p in a.parts.split(",") if p.strip())
+    if set(parts) - set(pc.PARTS):
+        print(f"gpu_check --plan: --parts {a.parts}: known parts are {', '.join(pc.PARTS)}", file=sys.stderr)
+        return 2
+    with tempfile.TemporaryDirectory(prefix="plan_check.") as tmp:
+        work = Path(a.work) if a.work else Path(tmp)
+        result = pc.run_check(config, a.model, read_model_config(a.model), out, work, a.time_limit, grpo_model,
+                              read_model_config(grpo_model), a.gpu_type, parts, cpu=a.cpu)
+    print()
+    print(report_text(result))
+    print(f"\nwritten: {out} (python -m rlvr_support budget --configfile {config} --measured {out})")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m rlvr_support.cli.gpu_check", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--plan", action="store_true",
+                    help="the plan check: the memory plan's and the throughput model's terms measured on one GPU "
+                         "(planning/plan_check.py), written as it goes to --out (default "
+                         "measurements/plan_check.json), which `budget --measured` reads")
+    ap.add_argument("--cpu", action="store_true", help="with --plan: a tiny model of the same family on the CPU "
+                                                       "(seconds; CI)")
+    ap.add_argument("--model", default="Qwen/Qwen3-8B-Base",
+                    help="with --plan: the model whose exact shapes the update and the decode ceiling run (a stored "
+                         "model config, planning/model_configs/, or a config.json file; default: %(default)s)")
+    ap.add_argument("--grpo-model", default=None,
+                    help="with --plan: the model the GRPO stage runs, one that fits one GPU with fp32 Adam "
+                         "(default: Qwen/Qwen2.5-1.5B)")
+    ap.add_argument("--gpu-type", help="with --plan: the planner's GPU kind of this GPU (default: from its name)")
+    ap.add_argument("--time-limit", type=float, default=450,
+                    help="with --plan: seconds for the whole check; later parts are skipped, saying so, when it is "
+                         "near (default: %(default)s)")
+    ap.add_argument("--parts", default="context,update,decode,grpo",
+                    help="with --plan: the parts to run, comma-separated (default: %(default)s)")
+    ap.add_argument("--table", metavar="FILE", help="print the table of a plan check's file and exit")
     ap.add_argument("--quick", action="store_true", help="a tiny model and a few steps (seconds, for tests)")
-    ap.add_argument("--config", default=str(REPO / "config.yaml"), help="study config whose world/model/rl to use")
-    ap.add_argument("--out", help="also write the report here as JSON")
+    ap.add_argument("--config", help="study config whose world/model/rl to use (default: config.yaml; with --plan: "
+                                     "configs/paper.yaml, whose micro-batch, lengths and rollout batch it runs)")
+    ap.add_argument("--out", help="also write the report here as JSON (with --plan: the check's file, default "
+                                  "measurements/plan_check.json)")
     ap.add_argument("--work", help="working directory (default: a temporary one)")
     ap.add_argument("--threads", type=int, default=os.cpu_count() or 1, help="CPU threads for the CPU leg")
     ap.add_argument("--timeout", type=int, default=210, help="seconds per leg (GPU, CPU) before giving up on it")
     ap.add_argument("--leg", help=argparse.SUPPRESS)  # internal: run one leg in this process
     a = ap.parse_args(argv)
+    if a.table:
+        from rlvr_support.planning.check_report import load_check, report_text
+
+        print(report_text(load_check(a.table)))
+        return 0
+    if a.plan:
+        return plan_check(a)
+    a.config = a.config or str(REPO / "config.yaml")
     if a.leg:
         work = Path(a.leg)
         p = json.loads((work / "plan.json").read_text())

@@ -85,31 +85,69 @@ def random_prompts(n: int, length: int, vocab: int, seed: int = 0) -> list[str]:
 
 
 class PhaseTimer:
-    """Wall time per phase per optimizer step, from wrapped trainer methods (CUDA synchronised on GPU)."""
+    """Wall time and, on a GPU, peak memory per phase per optimizer step, from wrapped trainer methods.
+
+    The wrapped methods nest (transformers' training_step prepares the inputs, which generates: the rollout runs
+    inside `_generate_and_score`, inside `_training_step`), so every stretch between two marks (a wrapped call
+    beginning or ending, a step ending) belongs to the innermost phase running, `_other` outside them all (the
+    optimizer step, the data loader): step["_seconds"][phase] and step["_peak"][phase] (bytes PyTorch allocated
+    at most, its peak statistics read and reset at each mark; CUDA synchronised at each mark)."""
 
     def __init__(self):
-        self.steps: list[dict[str, float]] = [{}]
+        self.steps: list[dict] = [{}]
+        self._open: list[str] = []
+        self._t: float | None = None
+        self.max_allocated = 0  # over the whole run (warm-up included)
 
-    def wrap(self, obj, name: str, phase: str):
+    def _mark(self):
         import torch
 
+        on_gpu = torch.cuda.is_available()
+        if on_gpu:
+            torch.cuda.synchronize()
+        now, phase, step = time.perf_counter(), self._open[-1] if self._open else "_other", self.steps[-1]
+        if self._t is not None:
+            seconds = step.setdefault("_seconds", {})
+            seconds[phase] = seconds.get(phase, 0.0) + now - self._t
+        self._t = now
+        if on_gpu:
+            peak = torch.cuda.max_memory_allocated()
+            self.max_allocated = max(self.max_allocated, peak)
+            peaks = step.setdefault("_peak", {})
+            peaks[phase] = max(peaks.get(phase, 0), peak)
+            torch.cuda.reset_peak_memory_stats()
+
+    def wrap(self, obj, name: str, phase: str):
         fn = getattr(obj, name)
 
         def timed(*args, **kwargs):
-            if torch.cuda.is_available():
-                torch.cuda.synchronize()
-            t0 = time.perf_counter()
-            out = fn(*args, **kwargs)
-            if torch.cuda.is_available():
-                torch.cuda.synchronize()
-            step = self.steps[-1]
-            step[phase] = step.get(phase, 0.0) + time.perf_counter() - t0
-            return out
+            self._mark()
+            self._open.append(phase)
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                self._mark()
+                self._open.pop()
 
         setattr(obj, name, timed)
 
     def next_step(self):
+        self._mark()  # the optimizer step's stretch belongs to the step it ends
         self.steps.append({})
+
+    def peak_gb(self) -> float:
+        """This process's peak over the run: GPU memory PyTorch allocated, else the CPU process's resident set."""
+        self._mark()
+        return self.max_allocated / 1e9 if self.max_allocated else peak_memory_gb()
+
+
+def phase_seconds(step: dict) -> dict[str, float]:
+    """A step's time in the plan's phases: the rollout (generation), the weight sync (vLLM), and the update: the
+    log-prob passes and reward scoring of `_generate_and_score`, the forward/backward of `_training_step` and the
+    optimizer step (`_other`)."""
+    s = step.get("_seconds", {})
+    return {"rollout": s.get("rollout", 0.0), "sync": s.get("sync", 0.0),
+            "update": s.get("_generate_and_score", 0.0) + s.get("_training_step", 0.0) + s.get("_other", 0.0)}
 
 
 def peak_memory_gb() -> float:
@@ -156,8 +194,11 @@ def run_pilot(model_config: dict, rl: dict, sampling: dict, prompt_tokens: int, 
     rl.pop("monitor", None)
     prompt_tokens = QUICK_PROMPT_TOKENS if quick else prompt_tokens
     model_dir = workdir / "model"
-    if not (model_dir / "config.json").is_file():
-        build_model_dir(arch, model_dir, torch.bfloat16 if on_gpu else torch.float32, "cuda" if on_gpu else "cpu")
+    from accelerate import PartialState
+
+    with PartialState().main_process_first():  # rank 0 builds the folder; the other ranks wait, then read it
+        if not (model_dir / "config.json").is_file():
+            build_model_dir(arch, model_dir, torch.bfloat16 if on_gpu else torch.float32, "cuda" if on_gpu else "cpu")
 
     # ignore EOS: every rollout runs to max_completion_tokens, as the longest of a real group does
     backend = rl.get("rollout_backend", "auto")
@@ -198,14 +239,18 @@ def run_pilot(model_config: dict, rl: dict, sampling: dict, prompt_tokens: int, 
     t0 = time.perf_counter()
     trainer.train()
     wall = time.perf_counter() - t0
-    measured = [s for s in timer.steps if s][1:] or [s for s in timer.steps if s]  # drop the warm-up step
-    phases = {}
-    for s in measured:
-        # the update: what the step spends outside generation and weight sync (log-prob passes, backward, optimizer)
-        s["update"] = s.get("_generate_and_score", 0.0) - s.get("rollout", 0.0) + s.get("_training_step", 0.0)
-        s["rollout"] = s.get("rollout", 0.0) - s.get("sync", 0.0)  # the sync ran inside the rollout call
-    for phase in ("rollout", "update", "sync"):
-        phases[phase] = sum(s.get(phase, 0.0) for s in measured) / len(measured)
+    timed = [s for s in timer.steps if s.get("_seconds")]
+    measured = timed[1:] or timed  # drop the warm-up step
+    phases = {phase: sum(phase_seconds(s)[phase] for s in measured) / len(measured)
+              for phase in ("rollout", "update", "sync")}
+    phase_peaks = None
+    if on_gpu:  # the plan's phases: rollout; update (log-prob passes, forward/backward, optimizer); the whole step
+        def peak(s, *names):
+            return max([s.get("_peak", {}).get(n, 0) for n in names] or [0]) / 1e9
+
+        phase_peaks = {"rollout": max(peak(s, "rollout") for s in measured),
+                       "update": max(peak(s, "_generate_and_score", "_training_step", "_other") for s in measured),
+                       "step": max(peak(s, *s.get("_peak", {})) for s in measured)}
     lengths = [h["completions/mean_length"] for h in trainer.state.log_history if "completions/mean_length" in h]
     mean_len = sum(lengths) / len(lengths) if lengths else float(rl["max_completion_tokens"])
     micro, _ = micro_batches(rl)
@@ -217,18 +262,18 @@ def run_pilot(model_config: dict, rl: dict, sampling: dict, prompt_tokens: int, 
                       checkpointing=bool(args.gradient_checkpointing),
                       nograd_passes=int(rollout_kind(rl).startswith("vllm")) + frozen_copies({}, rl.get("beta", 0.0)),
                       sharded=trainer.is_deepspeed_enabled or trainer.is_fsdp_enabled)
-    peaks = trainer.accelerator.gather(torch.tensor([peak_memory_gb()], device=trainer.accelerator.device)).tolist()
+    peaks = trainer.accelerator.gather(torch.tensor([timer.peak_gb()], device=trainer.accelerator.device)).tolist()
     out = {
         "source": f"rlvr-support pilot on {platform.node()}",
         "device": torch.cuda.get_device_name(0) if on_gpu else f"cpu ({platform.processor() or platform.machine()})",
         "gpu_type": gpu_type or gpu_kind(), "quick": quick, "torch": torch.__version__,
         "model_config": arch,
         "grpo": {"setup": {**setup.__dict__, "kv_sequences": None}, "steps": steps, "micro_batch": micro, "wall_seconds": round(wall, 2),
-                 "phase_seconds": phases, "step_seconds": [round(sum(v for k, v in s.items() if not k.startswith("_")), 3)
-                                                           for s in timer.steps if s],
+                 "phase_seconds": phases, "step_seconds": [round(sum(phase_seconds(s).values()), 3)
+                                                           for s in timed],
                  "mean_completion_tokens": mean_len,
                  "tokens_per_s_per_gpu": per_step * mean_len / step_s if step_s else None,
-                 "peak_memory_gb_per_rank": peaks},
+                 "peak_memory_gb_per_rank": peaks, "phase_peak_gb": phase_peaks},
     }
     if trainer.accelerator.is_main_process:
         out["sample"] = sample_shard(model_dir, sampling, prompt_tokens, arch["vocab_size"], quick)

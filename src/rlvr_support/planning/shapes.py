@@ -94,6 +94,16 @@ def stored_config(hub_id: str) -> Path | None:
     return path if path.is_file() else None
 
 
+def read_model_config(name: str) -> dict:
+    """The config.json keys (without the stored copies' `_source` notes) of a stored model config (a hub id of
+    model_configs/) or of a config.json file: what the pilot and the GPU check build a random model from."""
+    path = Path(name) if Path(name).is_file() else stored_config(name)
+    if path is None:
+        raise ValueError(f"{name}: neither a config.json file nor a stored model config "
+                         "(src/rlvr_support/planning/model_configs/)")
+    return {k: v for k, v in json.loads(path.read_text()).items() if not k.startswith("_")}
+
+
 def cached_config(hub_id: str, revision: str | None = None) -> Path | None:
     """config.json of a hub model in the local Hugging Face cache (filled by `prefetch`), without the network."""
     try:

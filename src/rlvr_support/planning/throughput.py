@@ -81,6 +81,25 @@ def decode_seconds(shape: ModelShape, gpu: GPU, eff: Efficiencies, sequences: fl
     return max(memory_s, compute_s)
 
 
+def decode_step_seconds(shape: ModelShape, gpu: GPU, eff: Efficiencies, sequences: float, context: float,
+                        tp: int = 1) -> float:
+    """One decode step of `sequences` running sequences with `context` tokens of KV cache each: the weights and
+    their KV read once at the GPU's bandwidth x decode_efficiency, against 2N FLOPs per sequence at mfu;
+    whichever bound is slower (the GPU check's decode ceiling times exactly this step)."""
+    step_bytes = shape.params * 2 / tp + sequences * context * shape.kv_bytes_per_token(2) / tp
+    memory_s = step_bytes / (gpu.hbm_tb_s * 1e12 * eff.decode_efficiency)
+    compute_s = 2 * shape.params / tp * sequences / (gpu.bf16_tflops * 1e12 * eff.mfu)
+    return max(memory_s, compute_s)
+
+
+def update_flops_per_token(shape: ModelShape, seq_len: int, checkpointing: bool, nograd_passes: int = 0) -> float:
+    """FLOPs per (padded) token of a GRPO update: 6N forward + backward, 2N more with gradient checkpointing (the
+    recompute), 2N per no-grad log-prob pass, plus attention: QK^T and AV over the causal half of the context,
+    2 x q_width x seq_len per layer and forward, in the same proportion."""
+    passes = 6 + (2 if checkpointing else 0) + 2 * nograd_passes  # in units of N FLOPs per token
+    return passes * shape.params + passes * shape.layers * shape.q_width * seq_len
+
+
 def grpo_step(shape: ModelShape, gpu: GPU, s: GRPOSetup, eff: Efficiencies) -> StepTime:
     n = shape.params
     terms = {}
@@ -102,11 +121,8 @@ def grpo_step(shape: ModelShape, gpu: GPU, s: GRPOSetup, eff: Efficiencies) -> S
                              f"and {launch * 1e3:.1f} ms kernel launches ({eff.status('launch_s_per_layer')})")
     seq_len = s.prompt_tokens + s.max_completion  # padded width of every micro-batch
     tokens = s.sequences * seq_len
-    passes = 6 + (2 if s.checkpointing else 0) + 2 * s.nograd_passes  # in units of N FLOPs per token
-    # attention: QK^T and AV over the causal half of the context, 2 x q_width x seq_len per layer per forward
-    attention = passes * shape.layers * shape.q_width * seq_len
-    flops_token = passes * n
-    update = tokens * (flops_token + attention) / (gpu.bf16_tflops * 1e12 * eff.mfu)
+    update = tokens * update_flops_per_token(shape, seq_len, s.checkpointing, s.nograd_passes) / (
+        gpu.bf16_tflops * 1e12 * eff.mfu)
     terms["update"] = (f"{tokens:,} padded tokens x ({6 + (2 if s.checkpointing else 0)} + 2 x {s.nograd_passes} "
                        f"no-grad passes) N FLOPs + attention, at {gpu.bf16_tflops:g} TFLOPS x mfu {eff.mfu:.2f} "
                        f"({eff.status('mfu')})")
@@ -123,11 +139,7 @@ def sample_tokens_per_s(shape: ModelShape, gpu: GPU, eff: Efficiencies, concurre
                         mean_new: float, tp: int = 1) -> float:
     """vLLM's decode throughput per GPU with `concurrency` sequences running (continuous batching)."""
     c = max(1.0, min(concurrency, VLLM_MAX_NUM_SEQS))
-    kvb = shape.kv_bytes_per_token(2) / tp
-    step_bytes = shape.params * 2 / tp + c * (prompt + mean_new / 2) * kvb
-    memory_s = step_bytes / (gpu.hbm_tb_s * 1e12 * eff.decode_efficiency)
-    compute_s = 2 * shape.params / tp * c / (gpu.bf16_tflops * 1e12 * eff.mfu)
-    return c / max(memory_s, compute_s) / tp
+    return c / decode_step_seconds(shape, gpu, eff, c, prompt + mean_new / 2, tp) / tp
 
 
 def forward_tokens_per_s(shape: ModelShape, gpu: GPU, eff: Efficiencies) -> float:
@@ -154,4 +166,26 @@ def efficiencies_from_pilot(pilot: dict, shape: ModelShape, gpu: GPU, base: Effi
     if phases.get("sync") and ref.sync_s:
         eff.link_efficiency = min(1.0, ref.sync_s / phases["sync"])
         eff.measured.add("link_efficiency")
+    return eff
+
+
+def efficiencies_from_check(check: dict, base: Efficiencies | None = None) -> Efficiencies:
+    """The utilisations a GPU check (planning/plan_check.py) measured on a GPU kind the planner knows: the MFU of
+    the update at the study's micro-batch with the padding mask replaces the assumed one (one GPU without ZeRO-3
+    gathers: an upper bound for a sharded run); the decode ceiling at the rollout batch bounds decode_efficiency
+    from above (the lower of the two is kept). A check on a CPU measures no GPU's: the assumptions stay."""
+    from rlvr_support.planning.gpus import GPUS
+
+    base = base or Efficiencies()
+    eff = Efficiencies(base.decode_efficiency, base.mfu, base.link_efficiency, base.launch_s_per_layer, set())
+    measured = check.get("efficiencies") or {}
+    if check.get("gpu_type") not in GPUS:
+        return eff
+    if measured.get("mfu"):
+        eff.mfu = min(1.0, measured["mfu"]["value"])
+        eff.measured.add("mfu")
+    ceiling = (measured.get("decode_efficiency") or {}).get("value")
+    if ceiling is not None and ceiling < eff.decode_efficiency:
+        eff.decode_efficiency = ceiling
+        eff.measured.add("decode_efficiency")
     return eff

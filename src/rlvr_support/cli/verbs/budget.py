@@ -53,10 +53,12 @@ def register(verb) -> None:
                         "provenance sidecar records this config's data (world keys); else, and for another "
                         "study's files, the sources' limit/size or the known sizes of public splits "
                         "(default: %(default)s)")
-    s.add_argument("--measured", metavar="RESULTS_DIR|PILOT_JSON",
+    s.add_argument("--measured", metavar="RESULTS_DIR|PILOT_JSON|CHECK_JSON",
                    help="measurements that replace the assumptions: an earlier run's results/ folder (the base's "
                         "samples suffice): mean response length per benchmark from samples/base/*.parquet, "
                         "tokens/s from its logs and manifests; or a pilot's JSON file (python -m rlvr_support "
                         "pilot, measurements/pilot/pilot.json): its GRPO phase times measure the throughput model's "
-                        "utilisations on a GPU kind the planner knows")
+                        "utilisations on a GPU kind the planner knows; or the GPU check's (scripts/gpu_check.sh "
+                        "--plan, measurements/plan_check.json): its update MFU replaces the assumed one, its decode "
+                        "ceiling bounds the decode efficiency, and the report lists its failing terms")
     s.add_argument("--out", help="write the Markdown here (e.g. results/budget.md) and the CSV beside it")

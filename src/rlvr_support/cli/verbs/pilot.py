@@ -17,13 +17,9 @@ def cmd_pilot(a):
     from rlvr_support.config.defaults import fill_defaults
     from rlvr_support.config.validate import load_config
     from rlvr_support.planning.pilot import run_pilot, write_pilot
-    from rlvr_support.planning.shapes import stored_config
+    from rlvr_support.planning.shapes import read_model_config
 
-    path = Path(a.model) if Path(a.model).is_file() else stored_config(a.model)
-    if path is None:
-        raise ValueError(f"--model {a.model}: neither a config.json file nor a stored model config "
-                         "(src/rlvr_support/planning/model_configs/)")
-    model_config = {k: v for k, v in json.loads(path.read_text()).items() if not k.startswith("_")}
+    model_config = read_model_config(a.model)
     cfg = fill_defaults(load_config(a.configfile))
     rl = {k: v for k, v in cfg["rl"].items() if k != "seeds"}
     if a.rollout_backend:
