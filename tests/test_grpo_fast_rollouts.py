@@ -24,10 +24,9 @@ from trl import GRPOConfig
 
 import rlvr_support.training.stage as grpo
 import rlvr_support.training.trainer as ext
-from rlvr_support.storage.atomic import write_jsonl
-from rlvr_support.models.loading import toy_llama
 from rlvr_support.sampling.fast import sample_ids
 from rlvr_support.data.toyworld.tokenizer import build_tokenizer
+from toy_parent import arithmetic_prompts, length_reward, write_parent
 from test_sampling_fast import ARCH, PROMPTS, _next_token_probs, chi_square_z
 
 MAX_NEW = 30
@@ -102,31 +101,16 @@ RL = {"steps": 2, "group_size": 4, "prompts_per_step": 2, "lr": 1e-3, "temperatu
       "beta": 0.0, "loss_type": "grpo", "epsilon": 0.2, "log_every": 1, "save_every": 10}
 
 
-def _length_reward(task):
-    # graded within a group, so advantages (and updates) are non-zero
-    def reward(prompts, completions, **_):
-        return [len(c) % 5 / 4 for c in completions]
-    return reward
-
-
 @pytest.fixture(scope="module")
 def parent(tmp_path_factory):
-    d = tmp_path_factory.mktemp("parent")
-    tok = build_tokenizer()
-    torch.manual_seed(0)
-    toy_llama(len(tok), {**ARCH, "num_layers": 1}, tok).save_pretrained(d / "model")
-    tok.save_pretrained(d / "model")
-    (d / "manifest.json").write_text(json.dumps({"model_dir": "model"}))
-    write_jsonl(d / "prompts.jsonl", [{"id": f"p{i}", "prompt": f"Q : solve {i} + {i + 3} . A :",
-                                       "answer": str(2 * i + 3), "split": "train"} for i in range(6)])
-    return d
+    return write_parent(tmp_path_factory.mktemp("parent"), {**ARCH, "num_layers": 1}, arithmetic_prompts())
 
 
 @pytest.fixture
 def counted(monkeypatch):
     """Counts rollouts drawn by `sample_ids` (prompts, n, completions) and calls of TRL's generate path."""
     calls = {"fast": [], "trl": 0}
-    monkeypatch.setattr(grpo, "make_reward", _length_reward)
+    monkeypatch.setattr(grpo, "make_reward", length_reward())
 
     def fast(model, prompt_ids, **kw):
         rows = sample_ids(model, prompt_ids, **kw)
@@ -187,7 +171,7 @@ def _trainer(parent, out, steps):
                       use_cpu=True, report_to=[], disable_tqdm=True, gradient_checkpointing=False)
     prompts = [{"prompt": f"Q : solve {i} + 1 . A :"} for i in range(8)]
     return ext.SupportGRPOTrainer(model=AutoModelForCausalLM.from_pretrained(parent / "model"),
-                                  reward_funcs=[_length_reward("math")], args=args, processing_class=tok,
+                                  reward_funcs=[length_reward()("math")], args=args, processing_class=tok,
                                   train_dataset=Dataset.from_list(prompts))
 
 

@@ -32,11 +32,10 @@ import rlvr_support.models.pretrain as pretrain_mod
 import rlvr_support.training.stage as stage
 import rlvr_support.training.trainer as ext
 from rlvr_support.cli import main as cli
-from rlvr_support.data.toyworld.tokenizer import build_tokenizer
 from rlvr_support.lineage import codehash
 from rlvr_support.models import resume
-from rlvr_support.models.loading import toy_llama
 from rlvr_support.storage.atomic import write_jsonl
+from toy_parent import arithmetic_prompts, length_reward, write_parent
 
 ARCH = {"hidden_size": 32, "intermediate_size": 64, "num_layers": 1, "num_heads": 4, "max_positions": 128}
 RL = {"steps": 4, "group_size": 4, "prompts_per_step": 2, "lr": 1e-3, "temperature": 1.0, "max_completion_tokens": 12,
@@ -48,32 +47,12 @@ class Killed(Exception):
     """Stands for SIGKILL right after a save."""
 
 
-def _graded(modulus):
-    """A stand-in reward graded within each group (the tiny policy earns no verifiable reward, so
-    advantages, and updates, would be zero and any resume would "match")."""
-    def make_reward(task):
-        def reward(prompts, completions, **_):
-            return [len(c) % modulus / (modulus - 1) for c in completions]
-        return reward
-    return make_reward
-
-
-OLD_REWARD, NEW_REWARD = _graded(3), _graded(5)
+OLD_REWARD, NEW_REWARD = length_reward(3), length_reward(5)
 
 
 @pytest.fixture(scope="module")
 def parent(tmp_path_factory):
-    d = tmp_path_factory.mktemp("parent")
-    tok = build_tokenizer()
-    torch.manual_seed(0)
-    toy_llama(len(tok), ARCH, tok).save_pretrained(d / "model")
-    tok.save_pretrained(d / "model")
-    (d / "manifest.json").write_text(json.dumps({"model_dir": "model"}))
-    write_jsonl(d / "prompts.jsonl", [
-        {"id": f"math-{split}-{i}", "task": "math", "prompt": f"Q : solve {i} + {i + 3} . A :",
-         "answer": str(2 * i + 3), "instruction_id_list": [], "kwargs": [], "split": split}
-        for split in ("train", "eval") for i in range(6)])
-    return d
+    return write_parent(tmp_path_factory.mktemp("parent"), ARCH, arithmetic_prompts(("train", "eval"), math_fields=True))
 
 
 def _argv(parent: Path, out: Path) -> list[str]:

@@ -14,38 +14,20 @@ import json
 
 import pandas as pd
 import pytest
-import torch
 
 import rlvr_support.training.stage as grpo
 from rlvr_support.config.validate import ConfigError, validate_config
-from rlvr_support.data.toyworld.tokenizer import build_tokenizer
-from rlvr_support.models.loading import toy_llama
-from rlvr_support.storage.atomic import write_jsonl
 from rlvr_support.training import trackers
+from toy_parent import arithmetic_prompts, length_reward, write_parent
 
 RL = {"steps": 2, "group_size": 4, "prompts_per_step": 2, "lr": 1e-3, "temperature": 1.0, "max_completion_tokens": 8,
       "beta": 0.0, "loss_type": "grpo", "epsilon": 0.2, "log_every": 1, "save_every": 10}
 ARCH = {"hidden_size": 32, "intermediate_size": 64, "num_layers": 1, "num_heads": 4, "max_positions": 128}
 
 
-def _length_reward(task):
-    # graded within a group: the reward curve moves, so a wrong step or value would show
-    def reward(prompts, completions, **_):
-        return [len(c) % 5 / 4 for c in completions]
-    return reward
-
-
 @pytest.fixture(scope="module")
 def parent(tmp_path_factory):
-    d = tmp_path_factory.mktemp("parent")
-    tok = build_tokenizer()
-    torch.manual_seed(0)
-    toy_llama(len(tok), ARCH, tok).save_pretrained(d / "model")
-    tok.save_pretrained(d / "model")
-    (d / "manifest.json").write_text(json.dumps({"model_dir": "model"}))
-    write_jsonl(d / "prompts.jsonl", [{"id": f"p{i}", "prompt": f"Q : solve {i} + {i + 3} . A :",
-                                       "answer": str(2 * i + 3), "split": "train"} for i in range(6)])
-    return d
+    return write_parent(tmp_path_factory.mktemp("parent"), ARCH, arithmetic_prompts())
 
 
 def _stage(parent, out, log_dir, **rl):
@@ -62,7 +44,7 @@ def _scalars(log_dir):
 
 
 def test_tensorboard_event_files_hold_the_reward_curve(parent, tmp_path, monkeypatch):
-    monkeypatch.setattr(grpo, "make_reward", _length_reward)
+    monkeypatch.setattr(grpo, "make_reward", length_reward())
     monkeypatch.delenv("TENSORBOARD_LOGGING_DIR", raising=False)
     logs = tmp_path / "logs" / "train" / "math" / "seed0"
     _stage(parent, tmp_path / "a", logs, report_to="tensorboard")
@@ -84,7 +66,7 @@ def test_tensorboard_event_files_hold_the_reward_curve(parent, tmp_path, monkeyp
 
 
 def test_no_tracker_writes_nothing(parent, tmp_path, monkeypatch):
-    monkeypatch.setattr(grpo, "make_reward", _length_reward)
+    monkeypatch.setattr(grpo, "make_reward", length_reward())
     logs = tmp_path / "logs"
     manifest = _stage(parent, tmp_path / "out", logs)
     assert manifest["trained_steps"] == RL["steps"] and not logs.exists()
