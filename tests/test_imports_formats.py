@@ -7,13 +7,13 @@ The fixture is the same two math prompts in every format:
   B, gold 9: answers 1, 1, 9, 2   -> c = 1 of n = 4
 by hand: pass@1 = (3/4 + 1/4) / 2 = 0.5; pass@2 = (1 + (1 - C(3,2)/C(4,2))) / 2 = (1 + 0.5) / 2 = 0.75;
 pass@4 = 1; best@k = pass@k (0/1 rewards); coverage@1 (first sample) = (1 + 0) / 2 = 0.5;
-maj@4 (majority of the extracted answers) = (A: 4 right + B: 1 wrong) / 2 = 0.5.
+maj@4 (majority of the extracted answers) = (A: 4 right + B: 1 wrong) / 2 = 0.5; maj@2 over the six pairs
+(a tie counts half): A {4,5} x3 ties, {4,4} x3 right: 4.5/6; B {1,9} x2 and {9,2} ties: 1.5/6; mean 0.5.
 """
 
 from __future__ import annotations
 
 import json
-from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -25,12 +25,14 @@ import pytest
 from rlvr_support.imports.formats import FORMATS
 from rlvr_support.imports.import_job import import_entry
 from rlvr_support.imports.prompt_keys import text_key
+from rlvr_support.metrics.majority import answer_classes, maj_at_k_matrix
 from rlvr_support.metrics.passk import best_at_k_matrix, coverage_at_k, passk_from_counts
 from rlvr_support.scoring.score import load_prompts, score_samples
 from rlvr_support.storage.atomic import read_samples
 
 PROMPTS = {"A": ("What is 2 + 2?", "4", ["4", "5", "4", "4"]), "B": ("What is 3 * 3?", "9", ["1", "1", "9", "2"])}
-EXPECTED = {"pass@1": 0.5, "pass@2": 0.75, "pass@4": 1.0, "best@2": 0.75, "coverage@1": 0.5, "maj@4": 0.5}
+EXPECTED = {"pass@1": 0.5, "pass@2": 0.75, "pass@4": 1.0, "best@2": 0.75, "coverage@1": 0.5, "maj@2": 0.5,
+            "maj@4": 0.5}
 
 
 def response(answer: str) -> str:
@@ -168,12 +170,10 @@ def metrics(scores: pd.DataFrame) -> dict[str, float]:
     c = np.array([int(g["reward"].sum()) for g in groups])
     p = passk_from_counts(n, c, [1, 2, 4]).mean(axis=0)
     rewards = np.array([g["reward"].to_numpy() for g in groups])
-    maj = []
-    for g in groups:  # the majority extracted answer is right when its samples are the correct ones
-        top, _ = Counter(g["extracted_answer"].tolist()).most_common(1)[0]
-        maj.append(float(g.loc[g["extracted_answer"] == top, "reward"].iloc[0]))
+    classes = np.stack([answer_classes(g["extracted_answer"].tolist(), g["reward"] >= 1) for g in groups])
+    maj = maj_at_k_matrix(classes, [2, 4], seed=0).mean(axis=0)  # the pipeline's maj@k (metrics/majority.py)
     return {"pass@1": p[0], "pass@2": p[1], "pass@4": p[2], "best@2": float(best_at_k_matrix(rewards, [2])[:, 0].mean()),
-            "coverage@1": coverage_at_k(rewards.astype(bool), 1), "maj@4": float(np.mean(maj))}
+            "coverage@1": coverage_at_k(rewards.astype(bool), 1), "maj@2": maj[0], "maj@4": maj[1]}
 
 
 @pytest.mark.parametrize("fmt", list(WRITERS))
