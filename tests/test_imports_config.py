@@ -193,3 +193,10 @@ def test_an_unpinned_hub_model_or_tokenizer_of_an_import_is_named():
     assert "imports.other.tokenizer (org/base-model): revision 'v1' is a branch or tag, not a commit" in found
     cfg["imports"]["lab"]["model"]["revision"] = "0" * 40
     assert not any(line.startswith("imports.lab") for line in unpinned_revisions(cfg))
+
+
+def test_a_labels_base_must_be_another_label_or_an_external_checkpoint():
+    assert validate_config(mixed(sft=entry(), rl={**entry(), "base": "sft"}))["imports"]["rl"]["base"] == "sft"
+    for other, why in (("rl", "'rl' is not another imported label"), ("nowhere", "'nowhere' is not another")):
+        with pytest.raises(ConfigError, match=f"imports.rl.base: {why}"):
+            validate_config(mixed(sft=entry(), rl={**entry(), "base": other}))

@@ -334,3 +334,16 @@ def test_import_jobs_run_first_among_the_ready_jobs(tmp_path):
     plan = run_snakemake(tmp_path / "dry", "all", "-n", config=REPO / "configs" / "import-example.yaml").stdout
     blocks = [b for b in plan.split("rule ")[1:] if b.startswith("import_samples:")]
     assert len(blocks) == 4 and all("priority: 100" in b for b in blocks), plan
+
+
+def test_a_labels_own_base_reaches_the_support_job(tmp_path):
+    """`imports.<label>.base:`: the support job compares that label with the named one (analysis/support_table.py)."""
+    from conftest import REPO
+
+    (tmp_path / "tests").symlink_to(REPO / "tests")
+    cfg = yaml.safe_load((REPO / "configs" / "import-example.yaml").read_text())
+    cfg["imports"]["verl-step3"]["base"] = "lighteval"
+    (tmp_path / "based.yaml").write_text(yaml.safe_dump(cfg, sort_keys=False))
+    plan = run_snakemake(tmp_path / "dry", "all", "-n", "-p", config=tmp_path / "based.yaml").stdout
+    support = [shell for rule, _, shell in planned_jobs(plan) if rule == "support_table"]
+    assert len(support) == 1 and "--bases verl-step3=lighteval" in support[0], plan

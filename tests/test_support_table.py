@@ -93,3 +93,19 @@ def test_prompts_of_different_n_are_judged_at_their_own_budget(tmp_path):
     assert dict(zip(per_prompt["prompt_id"], per_prompt["category"])) == {"p0": "preservation", "p1": "out_of_support"}
     row = summary.iloc[0]
     assert row["k"] == 2 and row["epsilon"] == pytest.approx(support_epsilon(2, 0.05))
+
+
+def test_a_checkpoint_compared_with_another_than_the_base(tmp_path):
+    # an imported RL label measured against the imported SFT label it was trained from (`base:`)
+    sft = {"p0": [1, 0], "p1": [0, 0], "p2": [1, 1]}
+    rl = {"p0": [1, 1], "p1": [0, 1], "p2": [0, 0]}
+    base = {"p0": [0, 0], "p1": [0, 0], "p2": [0, 0]}
+    paths = [write_scores(tmp_path, "base", "math", base), write_scores(tmp_path, "sft", "math", sft),
+             write_scores(tmp_path, "rl", "math", rl)]
+    summary, per_prompt = support_tables(parse_files(paths, tmp_path), delta=0.05, n_boot=20, ci=0.9, seed=0,
+                                         bases={"rl": "sft"})
+    rows = summary.set_index("chain")
+    assert rows.loc["rl", "base"] == "sft" and rows.loc["sft", "base"] == "base"
+    assert (rows.loc["rl", "P"], rows.loc["rl", "S"], rows.loc["rl", "E"]) == (1, 1, 1)  # against the base: E = 2
+    rl_cats = per_prompt[per_prompt["chain"] == "rl"].set_index("prompt_id")["category"].to_dict()
+    assert rl_cats == {"p0": "preservation", "p1": "expansion", "p2": "shrinkage"}

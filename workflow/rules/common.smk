@@ -32,6 +32,7 @@ from rlvr_support.config.imports import (
     ImportConfigError,
     check_import_files,
     hub_imports,
+    import_bases,
     import_files,
     import_hub,
     import_labels,
@@ -414,6 +415,12 @@ def get_external_cfg(wildcards):
             f"not {model_of(wildcards)!r}"
         )
     return compact_json(EXTERNAL[wildcards.ext])
+
+
+def get_support_bases():
+    """`--bases label=base ...` of the imported labels whose support is measured against another label."""
+    pairs = import_bases(config)
+    return "--bases " + " ".join(f"{c}={b}" for c, b in pairs.items()) if pairs else ""
 
 
 def hub_manifest(label, eval_set):

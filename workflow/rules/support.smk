@@ -38,10 +38,11 @@ rule support_table:
     params:
         root=results_dir,  # this model's results folder
         cfg=get_analysis_cfg("support_delta", *BOOTSTRAP_KEYS),
+        bases=get_support_bases(),  # imported labels compared with another label (`base:`)
         code=get_code("support-table"),
     shell:
         "python -m rlvr_support support-table --scores {input} --scores-root {params.root}/scores --cfg {params.cfg:q} "
-        "--out {output.table} --out-per-prompt {output.per_prompt} > {log} 2>&1"
+        "--out {output.table} --out-per-prompt {output.per_prompt} {params.bases} > {log} 2>&1"
 
 
 rule figure_support:

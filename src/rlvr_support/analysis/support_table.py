@@ -67,23 +67,28 @@ def per_prompt_categories(base: ScoreFile, ckpt: ScoreFile) -> dict[str, tuple[l
     return out
 
 
-def support_tables(files: list[ScoreFile], *, delta: float, n_boot: int, ci: float, seed: int
-                   ) -> tuple[pd.DataFrame, pd.DataFrame]:
+def support_tables(files: list[ScoreFile], *, delta: float, n_boot: int, ci: float, seed: int,
+                   bases: dict[str, str] | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(summary: one row per chain x eval set x benchmark, per-prompt categories: one row per
-    chain/seed/prompt)."""
+    chain/seed/prompt). `bases`: {checkpoint: the checkpoint it is compared with instead of the base}
+    (an imported label's `base:`), named in the summary's `base` column."""
+    bases = bases or {}
     summary, per_prompt = [], []
-    for (chain, eval_set), group in by_chain(files).items():
+    groups = by_chain(files)
+    for (chain, eval_set), group in groups.items():
         if chain == "base":
             continue
-        base = base_of(files, eval_set)
+        if chain in bases and (bases[chain], eval_set) not in groups:
+            raise ValueError(f"{chain} is compared with {bases[chain]!r}, which has no scores of {eval_set}")
+        base = groups[(bases[chain], eval_set)][0] if chain in bases else base_of(files, eval_set)
         per_seed = [per_prompt_categories(base, f) for f in group]
         for f, cats_of in zip(group, per_seed):
             per_prompt += [{"chain": chain, "seed": f.seed, "eval_set": eval_set, "benchmark": bench,
                             "prompt_id": i, "category": c}
                            for bench, (ids, cats, _) in cats_of.items() for i, c in zip(ids, cats)]
         for bench in per_seed[0]:
-            summary.append(_summary_row(chain, eval_set, bench, [s[bench] for s in per_seed], delta=delta,
-                                        n_boot=n_boot, ci=ci, seed=seed))
+            summary.append({**_summary_row(chain, eval_set, bench, [s[bench] for s in per_seed], delta=delta,
+                                           n_boot=n_boot, ci=ci, seed=seed), "base": bases.get(chain, "base")})
     return pd.DataFrame(summary), pd.DataFrame(per_prompt)
 
 

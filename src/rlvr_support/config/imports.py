@@ -43,6 +43,11 @@ def import_labels(config: dict) -> list[str]:
     return list(config.get("imports") or {})
 
 
+def import_bases(config: dict) -> dict[str, str]:
+    """{imported label: the label its support is measured against}, for the labels that name one (`base:`)."""
+    return {label: entry["base"] for label, entry in (config.get("imports") or {}).items() if entry.get("base")}
+
+
 def imported_base(config: dict) -> bool:
     """Whether the study's base is imported (`base: {kind: import}`): its samples, and with them the study's
     prompts (`world: {kind: imports}`), come from files; nothing is trained or run from a model."""
@@ -151,6 +156,10 @@ def check_imports(config: dict) -> None:
         problem = name_problem(label) or (f"it is {taken[label]}'s name" if label in taken else None)
         if problem:
             raise ImportConfigError(f"imports.{label}: cannot name an imported label: {problem}")
+        other = config["imports"][label].get("base")
+        if other is not None and (other == label or (other not in labels and other not in external_checkpoints(config))):
+            raise ImportConfigError(f"imports.{label}.base: {other!r} is not another imported label or an external "
+                                    f"checkpoint of the study ({', '.join(sorted((set(labels) - {label}) | set(external_checkpoints(config)))) or 'none'})")
         missing = [e for e in config["eval_sets"] if e not in config["imports"][label]["eval_sets"]]
         if missing:
             raise ImportConfigError(f"imports.{label}.eval_sets: {', '.join(missing)} missing: an imported label is "
