@@ -36,9 +36,17 @@ def _free_port() -> int:
 def _launch(scenario: str, tmp_path: Path, processes: int = 2) -> list[dict]:
     """Run one worker scenario on `processes` ranks; what each rank measured."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "OMP_NUM_THREADS": "1", "DS_ACCELERATOR": "cpu"}
-    proc = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", str(processes),
-                           "--master_addr", "127.0.0.1", "--master_port", str(_free_port()), str(WORKER), scenario,
-                           str(tmp_path)], capture_output=True, text=True, env=env, timeout=600)
+    for attempt in range(2):
+        proc = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", str(processes),
+                               "--master_addr", "127.0.0.1", "--master_port", str(_free_port()), str(WORKER), scenario,
+                               str(tmp_path)], capture_output=True, text=True, env=env, timeout=600)
+        # gloo on CPU now and then aborts a rank with this C++ message and no Python error (2 of 17 launches of
+        # trainer_fsdp2 on the 2-core VM, 2026-12-06, with the trainer's code unchanged since the last landing):
+        # one more launch, and only for that
+        crashed = "terminate called without an active exception" in proc.stderr
+        if proc.returncode == 0 or not crashed or attempt:
+            break
+        print(f"{scenario}: a rank aborted in gloo (terminate called without an active exception); launching again")
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-4000:]
     return [json.loads((tmp_path / f"rank{r}.json").read_text()) for r in range(processes)]
 
