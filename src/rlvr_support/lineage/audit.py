@@ -294,7 +294,7 @@ def explain_passk(table_path: Path, rec: dict, sidecar: Path, row: pd.Series, co
     (of the row's benchmark: `all` pools every benchmark of the eval set)."""
     from rlvr_support.analysis.benchmarks import POOLED
     from rlvr_support.analysis.passk_table import passk_table
-    from rlvr_support.analysis.scores import benchmark_blocks, parse_score_path
+    from rlvr_support.analysis.scores import benchmark_blocks
     from rlvr_support.metrics import bootstrap, majority, passk
 
     if "bin" in row.index:  # difficulty.csv, written by the same job
@@ -311,8 +311,7 @@ def explain_passk(table_path: Path, rec: dict, sidecar: Path, row: pd.Series, co
         say(f"column {column!r} is not a computed metric; nothing to explain beyond the row above")
         return True
     k = int(k)
-    scores_root = root / rec["args"]["scores_root"]
-    files = [parse_score_path(root / i["path"], scores_root) for i in rec["inputs"] if i["path"].endswith(".parquet")]
+    files = _score_inputs(rec, root)
     files = [f for f in files if f.chain == row["chain"] and f.eval_set == row["eval_set"]]
     if not files:
         raise ValueError(f"{table_path}: its sidecar lists no score file for chain={row['chain']} eval_set={row['eval_set']}")
@@ -342,23 +341,18 @@ def explain_passk(table_path: Path, rec: dict, sidecar: Path, row: pd.Series, co
     r = again[(again["benchmark"] == bench) & (again["metric"] == metric) & (again["k"] == k)].iloc[0]
     value = float(r[{"point": "mean", "low": "ci_low", "high": "ci_high", "seed_std": "seed_std"}[stat]])
     shown = float(row[column])
-    ok = abs(round(value, 6) - shown) <= 1e-6 or (pd.isna(value) and pd.isna(shown))
-    say(f"\nrecomputed from the score files with analysis config {json.dumps(cfg, sort_keys=True)}: "
-        f"{value:.6f}; table says {shown:.6f}: {'matches' if ok else 'DOES NOT MATCH'}")
-    return ok
+    return _says_match(value, shown, cfg, say)
 
 
 def explain_difficulty(table_path: Path, rec: dict, sidecar: Path, row: pd.Series, column: str, say) -> bool:
     """difficulty.csv: the base's pass rates that set the bin, the checkpoint's score files, a recomputation."""
     from rlvr_support.analysis import difficulty_table as difficulty
-    from rlvr_support.analysis.scores import parse_score_path
 
     if column not in [c for c in row.index if c.startswith("pass@")]:
         say(f"column {column!r} is not a computed metric; nothing to explain beyond the row above")
         return True
     root = job_root(sidecar, rec)
-    scores_root = root / rec["args"]["scores_root"]
-    files = [parse_score_path(root / i["path"], scores_root) for i in rec["inputs"] if i["path"].endswith(".parquet")]
+    files = _score_inputs(rec, root)
     files = [f for f in files if f.eval_set == row["eval_set"] and f.chain in ("base", row["chain"])]
     say(f"\nbin {row['bin']} of the base's pass rate on {row['eval_set']} [{row['benchmark']}], k={row['k']}; "
         "score files:")
@@ -372,6 +366,19 @@ def explain_difficulty(table_path: Path, rec: dict, sidecar: Path, row: pd.Serie
         say("\nrecomputed from the score files: no such row: DOES NOT MATCH")
         return False
     value, shown = float(r.iloc[0][column]), float(row[column])
+    return _says_match(value, shown, cfg, say)
+
+
+def _score_inputs(rec: dict, root: Path) -> list:
+    """The score files a passk-table job read (its sidecar's Parquet inputs), parsed for their labels."""
+    from rlvr_support.analysis.scores import parse_score_path
+
+    scores_root = root / rec["args"]["scores_root"]
+    return [parse_score_path(root / i["path"], scores_root) for i in rec["inputs"] if i["path"].endswith(".parquet")]
+
+
+def _says_match(value: float, shown: float, cfg: dict, say) -> bool:
+    """Whether a recomputed cell is the table's (to its six written decimals), said with the config used."""
     ok = abs(round(value, 6) - shown) <= 1e-6 or (pd.isna(value) and pd.isna(shown))
     say(f"\nrecomputed from the score files with analysis config {json.dumps(cfg, sort_keys=True)}: "
         f"{value:.6f}; table says {shown:.6f}: {'matches' if ok else 'DOES NOT MATCH'}")
