@@ -47,7 +47,7 @@ def _per_prompt(path) -> dict[str, pd.DataFrame]:
     return {b: pd.DataFrame({"n": np.concatenate([[blk.n] * len(blk.ids) for blk in blocks]),
                              "c": np.concatenate([blk.success.sum(1) for blk in blocks])},
                             index=[i for blk in blocks for i in blk.ids])
-            for b, blocks in benchmark_blocks(path).items()}
+            for b, blocks in benchmark_blocks(path, answers=False).items()}
 
 
 def _pass(counts: pd.DataFrame, k: int) -> np.ndarray:

@@ -51,7 +51,7 @@ def _success_rows(blocks: list[PromptBlock]) -> dict[str, np.ndarray]:
 def per_prompt_categories(base: ScoreFile, ckpt: ScoreFile) -> dict[str, tuple[list[str], np.ndarray, int]]:
     """{benchmark: (prompt ids, category per prompt, budget k)}: a prompt's budget is the smaller of its
     sample counts in the two files (each prompt's own n: imported samples may differ), k the smallest."""
-    blocks_b, blocks_c = benchmark_blocks(base.path), benchmark_blocks(ckpt.path)
+    blocks_b, blocks_c = benchmark_blocks(base.path, answers=False), benchmark_blocks(ckpt.path, answers=False)
     if list(blocks_b) != list(blocks_c):
         raise ValueError(f"{ckpt.path} and {base.path} hold different benchmarks {list(blocks_c)} vs {list(blocks_b)}")
     out = {}

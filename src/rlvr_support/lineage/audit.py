@@ -321,7 +321,7 @@ def explain_passk(table_path: Path, rec: dict, sidecar: Path, row: pd.Series, co
     for f in files:
         sc = sidecar_of(f.path)
         samples = [i["path"] for i in load(sc)["inputs"] if "/samples/" in i["path"]] if sc.is_file() else []
-        blocks = benchmark_blocks(f.path)
+        blocks = benchmark_blocks(f.path, answers=False)
         for b, part in blocks.items():
             for blk in part if bench in (b, POOLED) else []:
                 label = f" [{b}]" if len(blocks) > 1 else ""
