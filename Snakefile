@@ -15,6 +15,7 @@ report: "workflow/report/workflow.rst"
 
 
 include: "workflow/rules/common.smk"
+include: "workflow/rules/common_dag.smk"
 include: "workflow/rules/data.smk"
 include: "workflow/rules/base.smk"
 include: "workflow/rules/train.smk"
@@ -23,13 +24,14 @@ include: "workflow/rules/imports.smk"
 include: "workflow/rules/score.smk"
 include: "workflow/rules/analyse.smk"
 include: "workflow/rules/support.smk"
-include: "workflow/rules/seed000.smk"
+include: "workflow/rules/reshaping.smk"
 include: "workflow/rules/remedies.smk"
 include: "workflow/rules/routed.smk"
 include: "workflow/rules/single_token.smk"
 include: "workflow/rules/trajectory.smk"
 include: "workflow/rules/large_k.smk"
 include: "workflow/rules/budget.smk"
+include: "workflow/rules/targets.smk"
 
 
 rule all:

@@ -2,6 +2,29 @@
 # the first tokens of a share of samples taken from the base, scored, and compared with plain
 # sampling on pass@1 and best@k.
 
+# ---- input functions: what this file's rules read (those several stages share: common_dag.smk)
+
+
+def get_routing_args(wildcards):
+    """A routed job's own keys: the share of samples routed and how many tokens come from the reference."""
+    r = config["sampling"]["routing"]
+    return f"--route-gamma {r['gamma']} --route-tokens {r['tokens']}"
+
+
+def routed_checkpoints():
+    routing = config["sampling"].get("routing")
+    if not routing:
+        return []
+    return [f"{c}/seed{s}" for c in routing["chains"] for s in config["rl"]["seeds"]]
+
+
+def get_routed_scores(wildcards=None):
+    return [f"{RESULTS}/routed/scores/{c}/{e}.parquet" for c in routed_checkpoints() for e in config["eval_sets"]]
+
+
+def get_routed_outputs():
+    return [f"{RESULTS}/tables/routed_passk.csv", f"{RESULTS}/tables/routed_passk.md"] if routed_checkpoints() else []
+
 
 rule sample_routed:
     input:
