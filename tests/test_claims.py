@@ -2,14 +2,14 @@ import pandas as pd
 import pytest
 
 from conftest import REPO
-from rlvr_support.analysis.claims import COLUMNS, claims_markdown, claims_table
+from rlvr_support.analysis.claims.table import COLUMNS, claims_markdown, claims_table
 from rlvr_support.analysis.papers import (INVISIBLE_LEASH, PAPERS, SEPARATOR, SHARPENING_COLLAPSE, SUPPORT_RESHAPING,
                                           titled)
 from rlvr_support.analysis.runs import parse_files
 from support_helpers import write_scores
 
-SOURCES = {"passk": "passk.csv", "support": "support.csv", "entropy": "entropy.csv", "js": "js.csv",
-           "openings": "opening_modes.csv", "perplexity": "ppl.csv", "intervention": {}}
+SOURCES = {"passk": "passk.csv", "support": "support.csv", "entropy": "entropy.csv", "js_share": "js.csv",
+           "opening_modes": "opening_modes.csv", "perplexity": "ppl.csv"}
 
 
 SEEDS = ("seed0", "seed1", "seed2")  # a verdict needs >= 3 RL seeds (analysis.resample.MIN_VERDICT_SEEDS)
@@ -25,9 +25,7 @@ def _pass1_study(tmp_path, seeds=SEEDS):
     for s in seeds:
         paths += [write_scores(tmp_path, f"math/{s}", "math", math),
                   write_scores(tmp_path, f"math/{s}", "if", worse, task="if")]
-    return claims_table(parse_files(paths, tmp_path), support_per_prompt=None, entropy=None, js_share=None,
-                        modes=None, perplexity=None, decomposition={}, sources=SOURCES, m=3, n_boot=200, ci=0.95,
-                        seed=0)
+    return claims_table(parse_files(paths, tmp_path), {}, SOURCES, m=3, n_boot=200, ci=0.95, seed=0)
 
 
 def test_pass1_claims_follow_the_data(tmp_path):
@@ -87,8 +85,8 @@ def test_table_claims_are_read_from_the_analysis_tables(tmp_path):
                              "diff": 0.1, "diff_lo": -0.1, "diff_hi": 0.3}])
     support = pd.DataFrame({"chain": "math", "seed": 0, "eval_set": "math", "prompt_id": ["a", "b", "c"],
                             "category": ["shrinkage", "shrinkage", "preservation"]})
-    t = claims_table(parse_files(paths, tmp_path), support_per_prompt=support, entropy=entropy, js_share=None,
-                     modes=None, perplexity=None, decomposition={}, sources=SOURCES, m=3, n_boot=100, ci=0.95, seed=0)
+    t = claims_table(parse_files(paths, tmp_path), {"support_categories": support, "entropy": entropy}, SOURCES, m=3,
+                     n_boot=100, ci=0.95, seed=0)
     r = t.set_index("claim")
     assert r.loc["Math-RLVR: answer-level entropy falls", "verdict"] == "agree"
     assert r.loc["Math-RLVR: token-level entropy rises", "verdict"] == "inconclusive"
@@ -97,8 +95,8 @@ def test_table_claims_are_read_from_the_analysis_tables(tmp_path):
     # the support rows of one seed: an effect, no verdict; a table's row says how many seeds it pools
     assert r.loc["Math-RLVR: empirical support shrinkage exceeds expansion", "verdict"] == "1 seed"
     one = entropy.assign(n_seeds=1)
-    t1 = claims_table(parse_files(paths, tmp_path), support_per_prompt=support, entropy=one, js_share=None,
-                      modes=None, perplexity=None, decomposition={}, sources=SOURCES, m=3, n_boot=100, ci=0.95, seed=0)
+    t1 = claims_table(parse_files(paths, tmp_path), {"support_categories": support, "entropy": one}, SOURCES, m=3,
+                      n_boot=100, ci=0.95, seed=0)
     assert t1.set_index("claim").loc["Math-RLVR: answer-level entropy falls", "verdict"] == "1 seed"
 
 
@@ -116,8 +114,8 @@ def test_claims_are_measured_per_benchmark(tmp_path):
     support = pd.DataFrame({"chain": "math", "seed": 0, "eval_set": "math",
                             "benchmark": ["gsm8k", "math500", "math500"],
                             "prompt_id": ["g0", "m0", "m1"], "category": ["expansion", "shrinkage", "shrinkage"]})
-    t = claims_table(parse_files(paths, tmp_path), support_per_prompt=support, entropy=entropy, js_share=None,
-                     modes=None, perplexity=None, decomposition={}, sources=SOURCES, m=3, n_boot=100, ci=0.95, seed=0)
+    t = claims_table(parse_files(paths, tmp_path), {"support_categories": support, "entropy": entropy}, SOURCES, m=3,
+                     n_boot=100, ci=0.95, seed=0)
     assert list(t.columns) == COLUMNS and COLUMNS.index("benchmark") == COLUMNS.index("eval_set") + 1
     r = t.set_index(["claim", "benchmark"])
     pass1 = "Math-RLVR raises pass@1 on the trained task"
@@ -133,7 +131,7 @@ def test_claims_are_measured_per_benchmark(tmp_path):
 
 
 def test_seed_stability_gives_each_seeds_effect_beside_the_pooled_verdict(tmp_path):
-    from rlvr_support.analysis.claims import seed_stability_markdown, seed_stability_table
+    from rlvr_support.analysis.claims.table import seed_stability_markdown, seed_stability_table
 
     # math: seeds 0 and 1 solve every sample of the 10 first prompts (pass@1 up), seed 2 solves nothing
     # (down): each seed's CI lies clearly on one side, which the table must show beside the pooled row;
@@ -153,9 +151,8 @@ def test_seed_stability_gives_each_seeds_effect_beside_the_pooled_verdict(tmp_pa
                            for s, n, d, lo, hi in (("all", 3, 0.1, -0.1, 0.3), ("0", 1, 0.3, 0.1, 0.5),
                                                    ("1", 1, -0.1, -0.3, 0.1), ("2", 1, 0.2, 0.1, 0.3))])
     opts = dict(sources=SOURCES, m=3, n_boot=200, ci=0.95, seed=0)
-    pooled = claims_table(files, support_per_prompt=None, entropy=None, js_share=None, modes=modes, perplexity=None,
-                          decomposition={}, **opts)
-    st = seed_stability_table(files, pooled, support_per_prompt=None, modes=modes, **opts).set_index("claim")
+    pooled = claims_table(files, {"opening_modes": modes}, **opts)
+    st = seed_stability_table(files, pooled, {"opening_modes": modes}, **opts).set_index("claim")
     row = st.loc["Math-RLVR raises pass@1 on the trained task"]
     assert [row[f"seed{s}_ci_side"] for s in (0, 1, 2)] == ["above 0", "above 0", "below 0"]
     assert row["seed0_effect"] == pytest.approx(0.375) and row["seed2_effect"] == pytest.approx(-0.125)
@@ -174,7 +171,7 @@ def test_seed_stability_gives_each_seeds_effect_beside_the_pooled_verdict(tmp_pa
 
 
 def test_seed_stability_of_one_seed_has_no_stable_claim(tmp_path):
-    from rlvr_support.analysis.claims import seed_stability_markdown, seed_stability_table
+    from rlvr_support.analysis.claims.table import seed_stability_markdown, seed_stability_table
 
     base = {f"p{i:02d}": ([1, 0, 0, 0] if i < 10 else [0, 0, 0, 0]) for i in range(20)}
     up = {f"p{i:02d}": ([1, 1, 1, 1] if i < 10 else [0, 0, 0, 0]) for i in range(20)}
@@ -182,9 +179,8 @@ def test_seed_stability_of_one_seed_has_no_stable_claim(tmp_path):
                          write_scores(tmp_path, "math/seed0", "math", up)],
                         tmp_path)
     opts = dict(sources=SOURCES, m=3, n_boot=100, ci=0.95, seed=0)
-    pooled = claims_table(files, support_per_prompt=None, entropy=None, js_share=None, modes=None, perplexity=None,
-                          decomposition={}, **opts)
-    st = seed_stability_table(files, pooled, support_per_prompt=None, modes=None, **opts)
+    pooled = claims_table(files, {}, **opts)
+    st = seed_stability_table(files, pooled, {}, **opts)
     row = st.set_index("claim").loc["Math-RLVR raises pass@1 on the trained task"]
     assert row["pooled_verdict"] == "1 seed" and row["seed0_ci_side"] == "above 0" and not row["stable"]
     assert "| n/a |" in seed_stability_markdown(st) and "| yes |" not in seed_stability_markdown(st)
@@ -195,12 +191,11 @@ def test_the_association_claim_counts_seeds_not_runs(tmp_path):
     assoc = pd.DataFrame([{"eval_set": "math", "benchmark": "math", "x": "share:answer", "y": "best@k", "n_points": 9,
                            "n_runs": 3, "n_seeds": 1, "pearson_r": -0.8, "ci_low": -0.9, "ci_high": -0.6,
                            "n_boot_used": 100, "spearman_rho": -0.8}])
-    opts = dict(support_per_prompt=None, entropy=None, js_share=None, modes=None, perplexity=None, decomposition={},
-                sources={**SOURCES, "association": "association.csv"}, m=3, n_boot=100, ci=0.95, seed=0)
+    opts = dict(sources={**SOURCES, "association": "association.csv"}, m=3, n_boot=100, ci=0.95, seed=0)
     claim = "Direct-answer openings and math best@k are negatively associated across checkpoints"
-    one = claims_table([], association=assoc, **opts).set_index("claim").loc[claim]
+    one = claims_table([], {"association": assoc}, **opts).set_index("claim").loc[claim]
     assert (one["n_seeds"], one["verdict"], one["effect"]) == (1, "1 seed", pytest.approx(-0.8))
-    three = claims_table([], association=assoc.assign(n_runs=9, n_seeds=3), **opts).set_index("claim").loc[claim]
+    three = claims_table([], {"association": assoc.assign(n_runs=9, n_seeds=3)}, **opts).set_index("claim").loc[claim]
     assert (three["n_seeds"], three["verdict"]) == (3, "agree")
 
 
@@ -208,7 +203,7 @@ def test_the_association_claim_counts_seeds_not_runs(tmp_path):
 # Three RL seeds everywhere: a verdict needs seed variation from at least 3 seeds (DESIGN.md), so these
 # verdicts stay agree/disagree whatever the rule for fewer seeds says.
 RL_SEEDS = (0, 1, 2)  # as numbers (the analysis tables' seed column)
-TABLE_SOURCES = {**SOURCES, "intervention": {"math": "intervention_decomposition_math.csv"}}
+TABLE_SOURCES = {**SOURCES, "intervention_decomposition_math": "intervention_decomposition_math.csv"}
 
 
 def _math_study(tmp_path):
@@ -226,9 +221,7 @@ def _claim(t, claim):
 
 
 def _claims_of(tmp_path, **tables):
-    kw = dict(support_per_prompt=None, entropy=None, js_share=None, modes=None, perplexity=None, decomposition={})
-    return claims_table(_math_study(tmp_path), **{**kw, **tables}, sources=TABLE_SOURCES, m=2, n_boot=200,
-                        ci=0.95, seed=0)
+    return claims_table(_math_study(tmp_path), tables, TABLE_SOURCES, m=2, n_boot=200, ci=0.95, seed=0)
 
 
 # (JS per prompt in the first m = 2 positions, JS after them) from base prefixes, the effect by hand, the verdict
@@ -302,7 +295,7 @@ def test_rerank_claim_reads_the_seed_pooled_decomposition_row(tmp_path, case):
     rows += [{"model": "math/pooled", "chain": "math", "seed": None, **where, **dict(zip(cols, (gain, lo, hi)))},
              {"model": "if/seed0", "chain": "if", "seed": 0, **where, **dict(zip(cols, flip))}]
     dec = pd.DataFrame(rows)
-    r = _claim(_claims_of(tmp_path, decomposition={"math": dec}),
+    r = _claim(_claims_of(tmp_path, intervention_decomposition_math=dec),
                "Math-RLVR re-ranks openings toward more successful ones")
     assert r["expected_sign"] == "+" and r["n_seeds"] == 3 and r["source"] == "intervention_decomposition_math.csv"
     assert (r["effect"] == pytest.approx(gain)) if gain == gain else pd.isna(r["effect"])

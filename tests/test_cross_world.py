@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from conftest import REPO
-from rlvr_support.analysis.claims import COLUMNS
+from rlvr_support.analysis.claims.table import COLUMNS
 from rlvr_support.analysis.cross_world import cross_world_markdown, cross_world_table, holds
 
 

@@ -71,7 +71,7 @@ TOY_CFG = {"answer_markers": [r"\banswer :"], "reasoning_prefixes": [r"step :[^.
 def test_bypass_diff_is_paired_against_the_base_and_read_by_the_claim(tmp_path):
     import pandas as pd
 
-    from rlvr_support.analysis.claims import claims_table
+    from rlvr_support.analysis.claims.table import claims_table
 
     prompts = {p: {"id": p, "task": "if", "prompt": "Write.", "instruction_id_list": ["punctuation:no_comma"],
                    "kwargs": [{}]} for p in ("p", "q")}
@@ -86,8 +86,7 @@ def test_bypass_diff_is_paired_against_the_base_and_read_by_the_claim(tmp_path):
     assert t.loc["base", "bypass"] == pytest.approx(0.5) and t.loc["if", "bypass"] == pytest.approx(1.0)
     assert t.loc["if", "bypass_diff"] == pytest.approx(0.5) and t.loc["base", "bypass_diff"] == 0
     assert t.loc["if", "bypass_diff_lo"] == pytest.approx(0.5)  # every prompt moves by the same amount
-    claims = claims_table([], support_per_prompt=None, entropy=None, js_share=None, modes=None, perplexity=None,
-                          decomposition={}, sources={"reasoning_if": "reasoning_if.csv"}, m=3, n_boot=50, ci=0.9,
-                          seed=0, reasoning_if=t.reset_index())
+    claims = claims_table([], {"reasoning_if": t.reset_index()}, {"reasoning_if": "reasoning_if.csv"}, m=3, n_boot=50,
+                          ci=0.9, seed=0)
     row = claims.set_index("claim").loc["IF-RLVR: more of the constraint-following responses skip the reasoning (bypass)"]
     assert row["effect"] == pytest.approx(0.5) and row["verdict"] == "agree" and row["source"] == "reasoning_if.csv"

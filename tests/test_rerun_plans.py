@@ -199,12 +199,12 @@ def test_changing_the_rl_learning_rate_retrains_and_reruns_downstream(smoke_run,
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("module", ["metrics/bootstrap.py", "analysis/claims.py"])
+@pytest.mark.parametrize("module", ["metrics/bootstrap.py", "analysis/claims/claim.py"])
 def test_editing_metrics_or_analysis_code_reruns_no_training_or_sampling(smoke_run, tmp_path, module):
     jobs = plan(smoke_run, snakefile=edited_code(tmp_path, module))
     assert jobs, f"editing {module} reran nothing: the code hash does not cover it"
     assert not rules(jobs) & (TRAINING | SAMPLING | SCORING), rules(jobs)
-    if module == "analysis/claims.py":
+    if module == "analysis/claims/claim.py":
         assert rules(jobs) == {"claims_table"}
 
 

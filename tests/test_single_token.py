@@ -272,7 +272,7 @@ def test_per_prompt_best_at_k_is_the_expected_max_of_k_of_n():
 
 
 def test_the_claims_read_the_swap_rows():
-    from rlvr_support.analysis.claims import claims_table
+    from rlvr_support.analysis.claims.table import claims_table
 
     rewards = {("checkpoint", "own", 0): {"p": [0, 0], "q": [0, 0]},
                ("checkpoint", "swap", 1): {"p": [1, 0], "q": [1, 1]},
@@ -282,9 +282,8 @@ def test_the_claims_read_the_swap_rows():
     # three seeds alike: a verdict needs >= 3 (analysis.resample.MIN_VERDICT_SEEDS)
     t = single_token_table({f"if/seed{s}": _run(rewards) for s in range(3)}, patterns=PATTERNS, n_boot=100, ci=0.9,
                            seed=0)
-    claims = claims_table([], support_per_prompt=None, entropy=None, js_share=None, modes=None, perplexity=None,
-                          decomposition={}, sources={"single_token": "single_token.csv"}, m=3, n_boot=50, ci=0.9,
-                          seed=0, single_token=t).set_index("claim")
+    claims = claims_table([], {"single_token": t}, {"single_token": "single_token.csv"}, m=3, n_boot=50, ci=0.9,
+                          seed=0).set_index("claim")
     up = claims.loc["A base first token raises IF-RLVR's math best@k (single-token swap)"]
     assert up["effect"] == pytest.approx(1.0) and up["verdict"] == "agree" and up["source"] == "single_token.csv"
     down = claims.loc["An IF-RLVR first token lowers the base's math best@k (single-token swap)"]

@@ -63,7 +63,7 @@ def test_trainability_table_pools_seeds_and_pairs_the_mixed_share_with_the_base(
 
 
 def test_the_mixed_group_claim_reads_chain_if_on_math_at_the_rl_group_size(tmp_path):
-    from rlvr_support.analysis.claims import claims_table, seed_stability_table
+    from rlvr_support.analysis.claims.table import claims_table, seed_stability_table
     from rlvr_support.analysis.runs import parse_files
     from support_helpers import write_scores
 
@@ -74,16 +74,16 @@ def test_the_mixed_group_claim_reads_chain_if_on_math_at_the_rl_group_size(tmp_p
     paths += [write_scores(tmp_path, f"if/seed{s}", "math", pol) for s in range(3)]  # 3 seeds: a verdict
     files = parse_files(paths, tmp_path)
     sources = {"passk": "passk.csv", "trainability": "trainability.csv"}
-    opts = dict(support_per_prompt=None, modes=None, sources=sources, m=3, n_boot=100, ci=0.95, seed=0)
+    opts = dict(sources=sources, m=3, n_boot=100, ci=0.95, seed=0)
     claim = "IF-RLVR lowers the mixed-group share on math for a later Math-RLVR stage"
-    t = claims_table(files, entropy=None, js_share=None, perplexity=None, decomposition={}, group_size=2, **opts)
+    t = claims_table(files, {}, group_size=2, **opts)
     r = t.set_index("claim").loc[claim]
     assert r["effect"] == pytest.approx(0 - 2 / 3) and r["verdict"] == "agree" and r["expected_sign"] == "-"
     assert r["chain"] == "if" and r["eval_set"] == "math" and "G=2" in r["measure"]
     assert r["source"] == "trainability.csv" and r["n_seeds"] == 3
-    st = seed_stability_table(files, t, group_size=2, **opts).set_index("claim").loc[claim]
+    st = seed_stability_table(files, t, {}, group_size=2, **opts).set_index("claim").loc[claim]
     assert st["per_seed"] and st["stable"] and st["seed0_ci_side"] == "below 0"
-    without = claims_table(files, entropy=None, js_share=None, perplexity=None, decomposition={}, **opts)
+    without = claims_table(files, {}, **opts)
     assert claim not in set(without["claim"])
 
 
