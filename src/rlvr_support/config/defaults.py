@@ -1,4 +1,5 @@
-"""The config's defaults, defined once: the support-analysis keys and each remedy's parameters.
+"""The config's defaults, defined once: the support-analysis keys here, each remedy's parameters where the remedy
+is declared (config/remedies.py, REMEDY_DEFAULTS).
 
 config.yaml and the smoke config spell every key out; a config that predates them (or a
 real-model study that does not care) gets these values, so old configs keep validating.
@@ -13,6 +14,7 @@ import copy
 
 from rlvr_support.config.checkpoints import base_checkpoints, starting_models, trajectory_cfg
 from rlvr_support.config.numerics import with_numerics_defaults
+from rlvr_support.config.remedies import REMEDY_DEFAULTS  # each remedy's defaults, declared with the remedy
 from rlvr_support.config.schema import config_schema, resolve
 
 ANALYSIS_DEFAULTS = {
@@ -61,17 +63,6 @@ def with_defaults(analysis: dict, eval_sets: list[str] | None = None) -> dict:
     return out
 
 
-REMEDY_DEFAULTS: dict[str, dict] = {
-    "kl": {"beta": 0.05, "estimator": "k3", "where": "loss", "reset_every": 0, "reset_optimizer": False},
-    "routing": {"gamma": 0.5, "tokens": 4},
-    "distill": {"coef": 0.5, "teacher": "parent"},
-    "inverse_success": {"alpha": 1.0},
-    "memory": {"mu": 0.3, "hidden": 64, "lr": 0.01, "steps": 1},
-    "passk": {"k": 4},
-    "unlikeliness": {"beta": 0.5},
-    "clip_higher": {"epsilon_low": 0.2, "epsilon_high": 0.28},
-    "entropy_bonus": {"coef": 0.01},
-}
 VARIANT_META = ("enabled", "description")  # keys of a `variants:` entry that are not remedies
 
 

@@ -1,12 +1,13 @@
 """The modules a remedy runs beyond the trainer itself, loaded by name only when the stage's chain
 variant turns the remedy on.
 
-training/trainer.py reaches them through `load` and imports neither, so a plain stage's code hash
-(lineage/job_code.py) covers neither: editing the memory network reruns the memory variants only,
-and editing the advantage remedies reruns the stages that recompute advantages or the k1 KL. The
-remedies TRL implements itself (k3 KL in the loss, clip-higher, the entropy bonus) run inside the
-trainer and TRL. Module names are relative to training/, never dotted `rlvr_support.` strings,
-so lineage/codehash.py does not count them as imports of this module.
+The trainer and the remedies' hooks (training/trainer.py, training/remedies/) reach them through
+`load` and import neither, so a plain stage's code hash (lineage/job_code.py) covers neither:
+editing the memory network reruns the memory variants only, and editing the advantage remedies
+reruns the stages that recompute advantages or the k1 KL. The remedies TRL implements itself (k3
+KL in the loss, clip-higher, the entropy bonus) run inside the trainer and TRL. Which remedy loads
+which module is declared with the remedy (config/remedies.py, REMEDY_MODULES), where the workflow
+reads it at parse time.
 """
 
 from __future__ import annotations
@@ -15,24 +16,13 @@ import importlib
 from types import ModuleType
 
 from rlvr_support.config.defaults import with_remedy_defaults
-
-# remedy -> its modules under training/ (kl: see modules_of)
-REMEDY_MODULES: dict[str, tuple[str, ...]] = {
-    "memory": ("memory_net",),  # distribution-level calibration (the memory network)
-    "passk": ("advantages",),
-    "inverse_success": ("advantages",),
-    "unlikeliness": ("advantages",),
-    "distill": ("advantages",),  # its per-token term rides on the recomputed group advantages
-}
+from rlvr_support.config.remedies import REMEDIES, REMEDY_MODULES  # noqa: F401 (REMEDY_MODULES: read from here too)
 
 
 def modules_of(remedies: dict | None) -> tuple[str, ...]:
     """The modules (dotted, below rlvr_support) the switched-on `remedies` run, sorted."""
     r = with_remedy_defaults(remedies)
-    names = {m for name in r for m in REMEDY_MODULES.get(name, ())}
-    kl = r.get("kl")
-    if kl and (kl["estimator"] == "k1" or kl["where"] == "reward"):  # k3 in the loss is TRL's own beta
-        names.add("advantages")
+    names = {m for name, params in r.items() if REMEDIES[name].loads(params) for m in REMEDIES[name].modules}
     return tuple(f"training.{m}" for m in sorted(names))
 
 

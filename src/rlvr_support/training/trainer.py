@@ -2,35 +2,30 @@
 
 Each remedy is switched on by its key in the stage's `remedies` mapping (config: a chain
 variant such as `math-if~kl`, see workflow/schemas/config.schema.yaml); a missing key is off.
-What TRL already has is used as is (k3 KL in the loss via `beta`, clip-higher via
-`epsilon_high`, entropy bonus via `entropy_coef`: set in grpo.grpo_config); the rest is added
-at these override points of GRPOTrainer (tests/test_grpo_extensions.py fails if one changes):
+A remedy is one module of training/remedies/ (what it does, its checks, its hooks), declared with
+its defaults in config/remedies.py. What TRL already has is used as is (k3 KL in the loss via
+`beta`, clip-higher via `epsilon_high`, entropy bonus via `entropy_coef`: the remedies'
+`grpo_kwargs`, set in stage.grpo_config); the rest runs as the switched-on remedies' hooks, called
+in registry order at these override points of GRPOTrainer (tests/test_grpo_extensions.py fails if
+one changes):
 
 - `_generate_single_turn`: rollouts from the fast CPU sampler (sampling/fast.py) where it applies
   (`rollout_backend`) or from TRL's vLLM engine (`rollout_backend: vllm`; training/vllm_rollouts.py
-  sets its dtype and seed and syncs its weights on vLLM's CPU backend), routing prior (the first m
-  tokens of a rollout from the reference policy with probability gamma, the rest from the rollout
-  backend) and memory-calibrated sampling (memory_net.py);
+  sets its dtype and seed and syncs its weights on vLLM's CPU backend); a remedy that
+  `shapes_rollouts` draws a rollout's first tokens itself (`rollout_prefixes`: the routing prior)
+  or samples the policy's continuations through logits processors (`logits_processors`: the
+  memory network);
 - `_calculate_rewards`: keeps the raw rewards so advantages can be recomputed;
-- `_generate_and_score_completions`: reference reset, routed-token masking (through TRL's
-  `tool_mask`, which already removes tokens from the loss), reference / teacher log-probs,
-  and the recomputed advantages (advantages.py): KL in the reward, unlikeliness reward,
-  pass@k advantage, inverse-success calibration, per-token on-policy distillation;
-- `_get_per_token_logps_and_entropies` + `_compute_loss`: the k1 KL term in the loss.
+- `_generate_and_score_completions`: `before_rollouts` (reference reset), `after_scoring`
+  (routed-token masking through TRL's `tool_mask`, reference log-probs), then, when a remedy
+  `recomputes_advantages`, the advantages from the raw rewards: `shape_rewards` (unlikeliness
+  reward, KL in the reward), GRPO's group advantage or a `replace_advantages` (pass@k),
+  `scale_advantages` (inverse-success calibration), `token_advantages` (per-token on-policy
+  distillation);
+- `_get_per_token_logps_and_entropies` + `_compute_loss`: a remedy's `loss_term` (the k1 KL).
 
-Remedies (keys and defaults in config/defaults.py, REMEDY_DEFAULTS):
-- kl: ``where: loss`` + ``estimator: k3`` is TRL's own beta term; ``where: loss`` + ``k1`` adds
-  ``beta * mean_t(log pi - log ref)``; note its expected gradient is zero on on-policy samples
-  (Tang & Munos 2025), kept because papers report it. ``where: reward`` subtracts
-  ``beta * sum_t kl_t`` from each rollout's reward before the group advantage (the classic RLHF
-  form). ``reset_every: N`` sets reference := current policy every N steps, and
-  ``reset_optimizer`` also clears Adam's moments then.
-- routing: ``gamma``, ``tokens`` (m). Routed tokens are off-policy for pi, so they are masked.
-- distill: per-token reverse KL to the teacher on the student's own samples, as a per-token
-  reward ``-coef * (log pi(x_t) - log teacher(x_t))`` added to the advantage (the score-function
-  gradient of ``coef * KL(pi || teacher)``, as in on-policy distillation, Agarwal et al. 2024).
-  The teacher is the stage's starting checkpoint, or another given by path.
-- inverse_success (alpha), memory (mu, hidden, lr, steps), passk (k), unlikeliness (beta).
+The frozen models (the reference of the KL and routing remedies, the distillation teacher) are the
+trainer's: built, placed and counted in training/frozen.py.
 """
 
 from __future__ import annotations
@@ -43,9 +38,10 @@ from trl.trainer.utils import add_fused_lm_head
 
 from rlvr_support.config.defaults import with_remedy_defaults
 from rlvr_support.scoring.rewards import SUCCESS
-from rlvr_support.training import remedy_code  # advantages.py, memory_net.py: loaded by the remedies on
-from rlvr_support.training.frozen import (copy_weights, load_frozen, needs_reference, place_frozen,
-                                          teacher_shares_reference, uses_trl_kl)
+from rlvr_support.training import remedy_code  # advantages.py: loaded when the remedies recompute advantages
+from rlvr_support.training.frozen import (load_frozen, needs_reference, place_frozen, teacher_shares_reference,
+                                          uses_trl_kl)
+from rlvr_support.training.remedies import ScoredBatch, build, registered
 from rlvr_support.training.vllm_rollouts import colocated_engine, is_cpu_engine, sync_cpu_engine
 from rlvr_support.sampling.fast import fast_supported, sample_ids
 from rlvr_support.sampling.prompts import left_pad
@@ -57,11 +53,11 @@ ROLLOUT_BACKENDS = ("auto", "hf", "vllm")
 
 
 def resolve_remedies(cfg: dict | None) -> dict[str, dict]:
-    """Each switched-on remedy with its parameters filled in (config.defaults); unknown names are errors."""
+    """Each switched-on remedy with its parameters filled in (config.defaults) and checked (its `validate`);
+    unknown names are errors."""
     out = with_remedy_defaults(cfg)
-    kl = out.get("kl")
-    if kl and (kl["estimator"] not in ("k1", "k3") or kl["where"] not in ("loss", "reward")):
-        raise ValueError(f"remedies.kl: estimator must be k1|k3 and where loss|reward, got {kl}")
+    for cls, params in registered(out):
+        cls.validate(params)
     return out
 
 
@@ -87,6 +83,7 @@ class SupportGRPOTrainer(GRPOTrainer):
         if (rollout_backend == "vllm") != bool(getattr(kwargs.get("args"), "use_vllm", False)):
             raise ValueError("rollout_backend vllm and GRPOConfig.use_vllm go together (training/stage.py grpo_config)")
         self.remedies = resolve_remedies(remedies)
+        self._remedy_hooks = build(self.remedies)
         model = kwargs.get("model", args[0] if args else None)
         if isinstance(model, str):
             raise ValueError("SupportGRPOTrainer needs a loaded model (it copies it as reference/teacher)")
@@ -120,18 +117,11 @@ class SupportGRPOTrainer(GRPOTrainer):
             if m is not None:
                 placed.setdefault(id(m), place_frozen(m, self))
                 setattr(self, name, placed[id(m)])
-        self._memory = None
-        if "memory" in r:
-            mc = r["memory"]
-            memory_net = remedy_code.load(r, "memory_net")
-            self._memory = memory_net.MemoryTrainer(len(self._tokenizer), mc["hidden"], mc["lr"], mc["steps"],
-                                                    seed=self.args.seed)
-        self._route_gen = torch.Generator().manual_seed(self.args.seed + 7919)
-        self._routed_len: list[int] | None = None
+        for hook in self._remedy_hooks:
+            hook.setup(self)
         self._last_rewards: torch.Tensor | None = None
         self._capture_logps = False
         self._captured_logps: torch.Tensor | None = None
-        self._last_reset_step = 0
         self._cpu_engine = self.use_vllm and is_cpu_engine(self.vllm_generation)
         why = self._fast_rollouts_unsupported(rollout_backend)
         # "fast", "hf" or "vllm", and why not fast; train_stage logs both and the manifest records the backend
@@ -144,18 +134,10 @@ class SupportGRPOTrainer(GRPOTrainer):
         return self.ref_model if uses_trl_kl(self.remedies) and self.ref_model is not None else self._ref
 
     def _maybe_reset_reference(self) -> None:
-        kl = self.remedies.get("kl")
-        step = self.state.global_step
-        if not kl or kl["reset_every"] <= 0 or step == 0 or step % kl["reset_every"] or step == self._last_reset_step:
-            return
-        ref = self.kl_reference()
-        if ref is not None:  # None: TRL's k3 term with beta 0 has no reference to reset
-            copy_weights(self.accelerator.unwrap_model(self.model), ref)
-        if kl["reset_optimizer"] and self.optimizer is not None:
-            opt = getattr(self.optimizer, "optimizer", self.optimizer)
-            opt.state.clear()  # Adam re-initialises its moments lazily on the next step
-        self._last_reset_step = step
-        self._metrics["train"]["kl/reference_resets"].append(1.0)
+        """Before a training step's rollouts: the remedies' `before_rollouts` (the kl remedy's reference reset,
+        hence the name, which tests/sharded_workers.py wraps to measure the reset)."""
+        for hook in self._remedy_hooks:
+            hook.before_rollouts(self)
 
     # ---------------------------------------------------------------- sampling
     def _eos_ids(self) -> list[int]:
@@ -167,8 +149,9 @@ class SupportGRPOTrainer(GRPOTrainer):
             return "rl.rollout_backend is hf"
         if self.use_vllm or self.use_transformers_continuous_batching:
             return "vLLM / continuous batching generates the rollouts"
-        if self._memory is not None:
-            return "the memory remedy samples through an HF logits processor"
+        for hook in self._remedy_hooks:
+            if hook.samples_with_processors:
+                return f"the {hook.name} remedy samples through an HF logits processor"
         if self.is_deepspeed_enabled or self.is_fsdp_enabled:
             return "the policy's parameters are sharded"
         # the fast sampler implements temperature and top-p only
@@ -234,19 +217,15 @@ class SupportGRPOTrainer(GRPOTrainer):
         return rows
 
     def _generate_single_turn(self, prompt_ids, images, multimodal_fields, num_generations, has_tool_images=False):
-        routing, memory = self.remedies.get("routing"), self._memory
-        self._routed_len = None
-        if not self.model.training or (routing is None and memory is None):
+        shapers = [hook for hook in self._remedy_hooks if hook.shapes_rollouts]
+        if not self.model.training or not shapers:
             return self._rollouts(prompt_ids, images, multimodal_fields, num_generations, has_tool_images)
         if images is not None or multimodal_fields:
             raise ValueError("routing / memory remedies support text-only prompts")
         n, max_len = len(prompt_ids), self.max_completion_length
         prefixes: list[list[int]] = [[] for _ in range(n)]
-        if routing is not None:
-            routed = (torch.rand(n, generator=self._route_gen) < routing["gamma"]).nonzero().flatten().tolist()
-            ref_prefix = self._sample_continuations(self._ref, [prompt_ids[i] for i in routed],
-                                                    min(routing["tokens"], max_len))
-            for i, p in zip(routed, ref_prefix):
+        for hook in shapers:
+            for i, p in hook.rollout_prefixes(self, prompt_ids, max_len).items():
                 prefixes[i] = p
         eos = set(self._eos_ids())
         todo = [i for i in range(n) if not (prefixes[i] and prefixes[i][-1] in eos) and len(prefixes[i]) < max_len]
@@ -257,13 +236,10 @@ class SupportGRPOTrainer(GRPOTrainer):
             todo, group = list(range(n)), 1
         cont_prompts = [list(prompt_ids[i]) + prefixes[i] for i in todo]
         logprobs = None
-        if memory is not None:
-            if self.use_vllm:
-                raise ValueError("memory-calibrated sampling needs the transformers generation path (use_vllm=False)")
-            mu = self.remedies["memory"]["mu"]
-            processor = remedy_code.load(self.remedies, "memory_net").MemoryLogitsProcessor
+        processors = [p for hook in shapers for p in hook.logits_processors(self)]
+        if processors:
             conts = self._sample_continuations(self.accelerator.unwrap_model(self.model), cont_prompts, max_len,
-                                    processors=[lambda w: processor(memory.net, mu, w)])
+                                               processors=processors)
         else:
             conts, lps = self._rollouts(cont_prompts, images, multimodal_fields, group, has_tool_images)
             if lps is not None:  # vLLM: routed tokens have no sampling logprob (NaN is neutralised by TRL)
@@ -276,17 +252,9 @@ class SupportGRPOTrainer(GRPOTrainer):
                 completions[i] = (prefixes[i] + list(c))[:max_len]
         if logprobs is not None:
             logprobs = [([float("nan")] * len(prefixes[i]) + list(logprobs[i]))[:len(completions[i])] for i in range(n)]
-        if routing is not None:
-            self._routed_len = [len(p) for p in prefixes]
-        if memory is not None:
-            self._update_memory(completions)
+        for hook in shapers:
+            hook.after_rollouts(self, completions, prefixes)
         return completions, logprobs
-
-    def _update_memory(self, completions: list[list[int]]) -> None:
-        width = max(1, max(len(c) for c in completions))
-        ids = torch.tensor([c + [0] * (width - len(c)) for c in completions])
-        mask = torch.tensor([[1] * len(c) + [0] * (width - len(c)) for c in completions])
-        self._metrics["train"]["memory/loss"].append(self._memory.update(ids, mask))
 
     # ---------------------------------------------------------------- rewards and advantages
     def _calculate_rewards(self, inputs, prompts, completions, completion_ids_list):
@@ -303,9 +271,7 @@ class SupportGRPOTrainer(GRPOTrainer):
         return logps
 
     def _needs_new_advantages(self) -> bool:
-        r = self.remedies
-        return any(k in r for k in ("passk", "inverse_success", "unlikeliness", "distill")) or (
-            "kl" in r and r["kl"]["where"] == "reward")
+        return any(hook.recomputes_advantages() for hook in self._remedy_hooks)
 
     def _generate_and_score_completions(self, inputs):
         if self.model.training:
@@ -313,60 +279,38 @@ class SupportGRPOTrainer(GRPOTrainer):
         out = super()._generate_and_score_completions(inputs)
         if not self.model.training:
             return out
-        metrics = self._metrics["train"]
-        mask = out["completion_mask"].float()
-        if self._routed_len is not None:
-            pos = torch.arange(mask.shape[1], device=mask.device).unsqueeze(0)
-            routed = torch.tensor(self._routed_len, device=mask.device).unsqueeze(1)
-            keep = (pos >= routed).to(out["completion_mask"].dtype)
-            out["tool_mask"] = keep if "tool_mask" not in out else out["tool_mask"] * keep
-            loss_mask = out["completion_mask"] * out["tool_mask"]
-            out["num_items_in_batch"] = self.accelerator.gather(loss_mask.sum()).sum()
-            metrics["routing/routed_frac"].append(float((routed > 0).float().mean()))
-            metrics["routing/masked_tokens"].append(float((out["completion_mask"] * (1 - keep)).sum()))
-        kl = self.remedies.get("kl")
-        if kl and not uses_trl_kl(self.remedies):
-            out["ref_logps_remedy"] = self._logps(self.kl_reference(), out)
+        for hook in self._remedy_hooks:
+            hook.after_scoring(self, out)
         if self._needs_new_advantages():
-            out["advantages"] = self._remedy_advantages(out, mask)
+            out["advantages"] = self._remedy_advantages(out, out["completion_mask"].float())
         return out
 
     def _remedy_advantages(self, out: dict, mask: torch.Tensor) -> torch.Tensor:
-        r, metrics, G = self.remedies, self._metrics["train"], self.num_generations
-        adv = remedy_code.load(r, "advantages")
+        """The step's advantages from the raw rewards, through the switched-on remedies' hooks."""
+        hooks, G = self._remedy_hooks, self.num_generations
+        adv = remedy_code.load(self.remedies, "advantages")
         weights = self.reward_weights.to(self._last_rewards.device)
         raw = (self._last_rewards * weights.unsqueeze(0)).nansum(dim=1)
-        success = raw >= SUCCESS
+        batch = ScoredBatch(out, mask, success=raw >= SUCCESS)
         rewards = raw.clone()
-        policy_logps = None
-        if "unlikeliness" in r or "distill" in r or ("kl" in r and r["kl"]["where"] == "reward"):
-            policy_logps = self._logps(self.model, out)
-        if "unlikeliness" in r:
-            seq = self.accelerator.gather((policy_logps * mask).sum(dim=1))
-            rewards = adv.unlikeliness_rewards(rewards, seq, G, r["unlikeliness"]["beta"])
-        if "kl" in r and r["kl"]["where"] == "reward":
-            k = r["kl"]
-            per_seq = adv.sequence_kl(policy_logps, out["ref_logps_remedy"], mask, k["estimator"])
-            per_seq = self.accelerator.gather(per_seq)
-            rewards = rewards - k["beta"] * per_seq
-            metrics["kl"].append(float(per_seq.mean() / max(float(mask.sum(dim=1).mean()), 1.0)))
-            metrics["kl/reward_penalty"].append(float(k["beta"] * per_seq.mean()))
-        if "passk" in r:
-            a = adv.passk_advantages(success.float(), G, r["passk"]["k"]).to(rewards.device)
-        else:
-            a = adv.group_advantages(rewards, G, self.scale_rewards)
-        if "inverse_success" in r:
-            a = adv.inverse_success_scale(a, success.float(), G, r["inverse_success"]["alpha"])
+        if any(hook.needs_policy_logps() for hook in hooks):
+            batch.policy_logps = self._logps(self.model, out)  # once, before any hook reads it
+        for hook in hooks:
+            rewards = hook.shape_rewards(self, batch, rewards)
+        replaced = {hook.name: hook.replace_advantages(self, batch, rewards) for hook in hooks}
+        replaced = {name: a for name, a in replaced.items() if a is not None}
+        if len(replaced) > 1:
+            raise ValueError(f"remedies {' and '.join(replaced)} both replace the group advantage")
+        a = next(iter(replaced.values())) if replaced else adv.group_advantages(rewards, G, self.scale_rewards)
+        for hook in hooks:
+            a = hook.scale_advantages(self, batch, a)
         a = torch.nan_to_num(a, nan=0.0)
         n_local = out["completion_ids"].shape[0]
         start = self.accelerator.process_index * n_local
         a = a[start:start + n_local]
-        if "distill" in r:
-            teacher_logps = self._logps(self._teacher, out)
-            rkl = (policy_logps - teacher_logps) * mask
-            metrics["distill/reverse_kl"].append(float(rkl.sum() / mask.sum().clamp(min=1)))
-            a = a.unsqueeze(1) - r["distill"]["coef"] * rkl
-        metrics["remedy/advantage_abs_mean"].append(float(a.abs().mean()))
+        for hook in hooks:
+            a = hook.token_advantages(self, batch, a)
+        self._metrics["train"]["remedy/advantage_abs_mean"].append(float(a.abs().mean()))
         return a
 
     # ---------------------------------------------------------------- loss
@@ -380,43 +324,29 @@ class SupportGRPOTrainer(GRPOTrainer):
         return result
 
     def _compute_loss(self, model, inputs):
-        kl = self.remedies.get("kl")
-        if not (kl and kl["where"] == "loss" and kl["estimator"] == "k1"):
+        terms = [hook for hook in self._remedy_hooks if hook.adds_loss_term()]
+        if not terms:
             return super()._compute_loss(model, inputs)
-        self._capture_logps = True
+        self._capture_logps = True  # the policy's log-probs of TRL's own forward pass, for the terms
         try:
             loss = super()._compute_loss(model, inputs)
         finally:
             self._capture_logps = False
         logps, self._captured_logps = self._captured_logps, None
-        mask = inputs["completion_mask"] * inputs.get("tool_mask", 1)
-        adv = remedy_code.load(self.remedies, "advantages")
-        per_tok = adv.per_token_kl(logps, inputs["ref_logps_remedy"], "k1")
-        term = ((per_tok * mask).sum(-1) / mask.sum(-1).clamp(min=1.0)).mean()
-        mode = "train" if self.model.training else "eval"
-        normalizer = self.current_gradient_accumulation_steps if mode == "train" else 1.0
-        self._metrics[mode]["kl"].append(float(term.detach()))
-        return loss + kl["beta"] * term / normalizer
+        for hook in terms:
+            loss = loss + hook.loss_term(self, inputs, logps)
+        return loss
 
 
 def remedy_grpo_kwargs(remedies: dict) -> dict:
-    """GRPOConfig keys that TRL itself implements for these remedies."""
+    """GRPOConfig keys that TRL itself implements for these (resolved) remedies: each one's `grpo_kwargs`."""
     out = {}
-    if uses_trl_kl(remedies):
-        out["beta"] = remedies["kl"]["beta"]
-    if "clip_higher" in remedies:
-        out["epsilon"] = remedies["clip_higher"]["epsilon_low"]
-        out["epsilon_high"] = remedies["clip_higher"]["epsilon_high"]
-    if "entropy_bonus" in remedies:
-        out["entropy_coef"] = remedies["entropy_bonus"]["coef"]
+    for cls, params in registered(remedies):
+        out.update(cls.grpo_kwargs(params))
     return out
 
 
 def check_remedies(remedies: dict, group_size: int) -> None:
-    """Cross-key checks the schema cannot make (they depend on the group size)."""
-    if "passk" in remedies and not 1 <= remedies["passk"]["k"] <= group_size - 1:
-        raise ValueError(f"remedies.passk.k must be in 1..group_size-1 = {group_size - 1}, got {remedies['passk']['k']}")
-    if "unlikeliness" in remedies and not 0 <= remedies["unlikeliness"]["beta"] <= 1:
-        raise ValueError("remedies.unlikeliness.beta must be in [0, 1]")
-    if "routing" in remedies and not 0 <= remedies["routing"]["gamma"] <= 1:
-        raise ValueError("remedies.routing.gamma must be in [0, 1]")
+    """Cross-key checks the schema cannot make (they depend on the group size): each remedy's `check`."""
+    for cls, params in registered(remedies):
+        cls.check(params, group_size)
