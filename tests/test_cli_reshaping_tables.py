@@ -1,4 +1,4 @@
-"""The seed-000 verbs end to end on tiny files: CSV, its Markdown twin and a provenance sidecar for each
+"""The support-reshaping paper's table verbs (workflow/rules/reshaping.smk) end to end on tiny files: CSV, its Markdown twin and a provenance sidecar for each
 table, with the rule that runs the verb recorded."""
 
 import json

@@ -1,12 +1,3 @@
-# ---- input functions: what this file's rules read (those several stages share: common_dag.smk)
-
-
-def get_figures():
-    return [f"{RESULTS}/figures/passk_{e}.png" for e in config["eval_sets"]] + [
-        f"{RESULTS}/figures/bestk_{e}.png" for e in config["eval_sets"]
-    ]
-
-
 localrules:
     passk_table,
     figure_passk,

@@ -1,46 +1,6 @@
 # The toy base is pretrained here; a real base (hf, gguf_wheel) is declared by its manifest; an
 # imported base has no weights (its samples: imports.smk).
-
-# ---- input functions: what this file's rules read (those several stages share: common_dag.smk)
-
-
-def get_base_cfg(wildcards):
-    return compact_json(base_spec(wildcards))
-
-
-def get_pretrain_cfg(wildcards=None):
-    """Pretraining reads the architecture and the optimiser schedule (its seed is a separate param)."""
-    return compact_json({k: config["base"][k] for k in ("arch", "train")})
-
-
-def get_external_cfg(wildcards):
-    """An external checkpoint's `checkpoints` entry; only under the results of its own base."""
-    if wildcards.ext not in externals_of(config, model_of(wildcards)) + IMPORT_MODELS:
-        raise ValueError(
-            f"checkpoint {wildcards.ext!r} is analysed against {EXTERNAL[wildcards.ext]['base']!r}, "
-            f"not {model_of(wildcards)!r}"
-        )
-    return compact_json(EXTERNAL[wildcards.ext])
-
-
-def get_task_prompt_args(wildcards=None):
-    """`task=path` pairs of every eval set's prompt file (base metrics)."""
-    return [f"{t}={DATA}/prompts/{t}.jsonl" for t in config["eval_sets"]]
-
-
-def get_eval_prompt_files(wildcards=None):
-    return [f"{DATA}/prompts/{t}.jsonl" for t in config["eval_sets"]]
-
-
-def get_base_metrics_sampling(wildcards=None):
-    """Base metrics generate through the sampling backend: backend, batch, token budget (and vllm)."""
-    keys = ["backend", "prompt_batch", "max_new_tokens"] + (["vllm"] if uses_vllm() else [])
-    return compact_json({k: config["sampling"][k] for k in keys})
-
-
-def all_eval_verifiers():
-    """The families of every eval set (base metrics score them all)."""
-    return tuple(sorted({f for e in config["eval_sets"] for f in eval_verifiers(e)}))
+include: "common_base.smk"
 
 
 if not MODELS and config["base"]["kind"] == "pretrain":
@@ -58,13 +18,7 @@ if not MODELS and config["base"]["kind"] == "pretrain":
             get_conda_env("pretrain")
         threads: get_threads("pretrain")
         resources:
-            gpu=get_gpus("pretrain"),
-            nodes=get_resource("pretrain", "nodes"),
-            tasks=get_resource("pretrain", "tasks"),
-            tasks_per_gpu=0,  # else the SLURM plugin turns `tasks` into --ntasks-per-gpu
-            cpus_per_task=get_resource("pretrain", "cpus_per_task"),
-            mem_mb=get_mem_mb("pretrain"),
-            runtime=get_runtime("pretrain"),
+            **job_resources("pretrain"),
         params:
             cfg=get_pretrain_cfg(),
             seed=config["base"]["seed"],
@@ -113,13 +67,7 @@ rule base_metrics:
         get_conda_env("analyse")
     threads: get_threads("analyse")
     resources:
-        gpu=get_gpus("analyse"),
-        nodes=get_resource("analyse", "nodes"),
-        tasks=get_resource("analyse", "tasks"),
-        tasks_per_gpu=0,  # else the SLURM plugin turns `tasks` into --ntasks-per-gpu
-        cpus_per_task=get_resource("analyse", "cpus_per_task"),
-        mem_mb=get_mem_mb("analyse"),
-        runtime=get_runtime("analyse"),
+        **job_resources("analyse"),
     params:
         prompts=get_task_prompt_args(),
         sampling=get_base_metrics_sampling(),

@@ -1,28 +1,11 @@
 # The study's budget (python -m rlvr_support budget): jobs, sequences, tokens, GPU-hours and disk per
 # rule kind, from the config and the prompt files; lengths and throughputs are the `budget` assumptions.
 # A local rule after the data rules only, so `snakemake results/budget.md` costs a study before any GPU job.
-
-# ---- input functions: what this file's rules read (those several stages share: common_dag.smk)
-
-
-def get_budget_prompts():
-    """The prompt files the budget counts eval prompts in: the eval sets' and the trained tasks'."""
-    return [f"{DATA}/prompts/{t}.jsonl" for t in used_tasks()]
-
-
-def get_budget_cfg():
-    """The keys the budget reads (analysis/budget.py budget_config), as JSON."""
-    return compact_json(budget_config(config))
-
-
-def get_budget_outputs():
-    """One budget for the whole study (every model), beside the models' folders; none for a study of
-    imported samples only, which runs no model."""
-    return [] if IMPORTED_BASE else [f"{TOP}/budget.md", f"{TOP}/budget.csv"]
+include: "common_budget.smk"
 
 
 # A study of imported samples only (base kind import) runs no model: nothing to budget.
-if get_budget_outputs():
+if not IMPORTED_BASE:
 
     localrules:
         budget,

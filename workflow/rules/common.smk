@@ -241,3 +241,17 @@ def get_mpi(kind):
     command on the first node without wrapping it in `srun -n1`, so the command's own `srun`
     (scripts/accelerate_multinode.sh) can start one launcher per node."""
     return "srun" if config["resources"][kind].get("nodes", 1) > 1 else None
+
+
+def job_resources(kind):
+    """Every rule's `resources:` for a job of `kind` (a section of config["resources"]): a CPU job asks for
+    cores, memory and time; a job that may run on GPUs (pretrain, train, sample, analyse) for GPUs, nodes and
+    tasks too, and a training job for `srun` when it spans nodes (get_mpi)."""
+    out = {}
+    if kind != "cpu":
+        out.update(gpu=get_gpus(kind), nodes=get_resource(kind, "nodes"), tasks=get_resource(kind, "tasks"))
+        out["tasks_per_gpu"] = 0  # else the SLURM plugin turns `tasks` into --ntasks-per-gpu
+        if kind == "train":
+            out["mpi"] = get_mpi(kind)
+    out.update(cpus_per_task=get_resource(kind, "cpus_per_task"), mem_mb=get_mem_mb(kind), runtime=get_runtime(kind))
+    return out

@@ -57,8 +57,8 @@ def get_analysis_cfg(*keys):
 
 def model_of(wildcards=None):
     """The starting model of a job (None in a one-model study); at parse time, the only model."""
-    if wildcards is not None and "model" in wildcards.keys():
-        return wildcards.model
+    if wildcards is not None and wildcards.get("model") is not None:  # a job's wildcards, or {"model": m}
+        return wildcards.get("model")
     return MODELS[0] if len(MODELS) == 1 else None
 
 

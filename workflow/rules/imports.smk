@@ -3,87 +3,7 @@
 # the `score` rule like any checkpoint's; the verifier-agreement table sets the source's own scores
 # beside ours. An entry's files in a Hugging Face dataset repo (`hub:`) are fetched first, on the submit
 # host (`prefetch`), and read through their manifest.
-
-# ---- input functions: what this file's rules read (those several stages share: common_dag.smk)
-
-
-def hub_manifest(label, eval_set):
-    """The manifest of a hub entry's files, fetched by `import_hub_files` (imports/hub_files.py)."""
-    return f"{RESULTS}/imports/{label}/{eval_set}.hub.json"
-
-
-def get_import_files(wildcards):
-    """The source files of an imported label's eval set (config/imports.py: globs expanded, in order), or for a
-    hub entry the manifest of its fetched files."""
-    label = wildcards.get("label", "base")
-    if import_hub(config, label, wildcards.eval_set):
-        return [hub_manifest(label, wildcards.eval_set)]
-    return import_files(config, label, wildcards.eval_set)
-
-
-def get_import_files_arg(wildcards):
-    """How import-samples takes get_import_files: as the files, or as a hub entry's manifest of them."""
-    hub = import_hub(config, wildcards.get("label", "base"), wildcards.eval_set)
-    return "--files-manifest" if hub else "--files"
-
-
-def get_import_hub(wildcards):
-    """What a hub entry's fetch reads: its repo, revision and file patterns."""
-    return compact_json(import_hub(config, wildcards.ckpt, wildcards.eval_set))
-
-
-def get_import_tokenizer(wildcards):
-    """An imported label with a model: its manifest, whose tokenizer splits the responses that came without
-    token ids (imports/import_job.py)."""
-    label = wildcards.get("label", "base")
-    return {"tokenizer": f"{RESULTS}/checkpoints/{label}/manifest.json"} if label in IMPORT_MODELS else {}
-
-
-def get_import_tokenizer_arg(wildcards, input):
-    return f"--tokenizer {input.tokenizer}" if "tokenizer" in input.keys() else ""
-
-
-def get_import_tokenizer_cfg(wildcards):
-    """What an imported label's tokenizer manifest is made from: its `tokenizer:` (path, revision)."""
-    return compact_json(IMPORT_TOKENIZERS[wildcards.label])
-
-
-def label_tokenizer_manifests():
-    """{imported label: the manifest of the tokenizer its openings are counted in}: its own `tokenizer:`'s or
-    its model's, for the labels with either (config/import_models.py), in the config's order."""
-    return {
-        c: (
-            f"{RESULTS}/imports/{c}/tokenizer.json"
-            if c in IMPORT_TOKENIZERS
-            else f"{RESULTS}/checkpoints/{c}/manifest.json"
-        )
-        for c in IMPORTS
-        if c in IMPORT_TOKENIZERS or c in IMPORT_MODELS
-    }
-
-
-def get_import_spec(wildcards):
-    return compact_json(import_spec(config, wildcards.get("label", "base"), wildcards.eval_set))
-
-
-def get_import_match(wildcards):
-    return import_source(config, wildcards.label, wildcards.eval_set)["match"]
-
-
-def get_agreement_threshold(wildcards):
-    return import_source(config, wildcards.ckpt, wildcards.eval_set)["agreement_threshold"]
-
-
-def get_support_bases():
-    """`--bases label=base ...` of the imported labels whose support is measured against another label."""
-    pairs = import_bases(config)
-    return "--bases " + " ".join(f"{c}={b}" for c, b in pairs.items()) if pairs else ""
-
-
-def get_import_outputs():
-    """The verifier-agreement table of each imported label and eval set: targets of `all`."""
-    labels = (["base"] if IMPORTED_BASE else []) + IMPORTS
-    return [f"{RESULTS}/tables/verifier_agreement/{c}/{e}.csv" for c in labels for e in config["eval_sets"]]
+include: "common_imports.smk"
 
 
 localrules:
@@ -141,9 +61,7 @@ if IMPORTED_BASE:
             get_conda_env("cpu")
         threads: 1
         resources:
-            cpus_per_task=get_resource("cpu", "cpus_per_task"),
-            mem_mb=get_mem_mb("cpu"),
-            runtime=get_runtime("cpu"),
+            **job_resources("cpu"),
         params:
             spec=get_import_spec,
             files_arg=get_import_files_arg,
@@ -175,9 +93,7 @@ rule import_samples:
         get_conda_env("cpu")
     threads: 1
     resources:
-        cpus_per_task=get_resource("cpu", "cpus_per_task"),
-        mem_mb=get_mem_mb("cpu"),
-        runtime=get_runtime("cpu"),
+        **job_resources("cpu"),
     params:
         spec=get_import_spec,
         files_arg=get_import_files_arg,

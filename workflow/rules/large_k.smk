@@ -1,42 +1,7 @@
 # best@k at a larger k than the study's n (analysis.large_k): the listed checkpoints sampled at
 # large_k.n on an evenly spaced subset of every eval set's prompts (data/subsets.py), scored like
 # any sample, and tabled and drawn like passk.csv.
-
-# ---- input functions: what this file's rules read (those several stages share: common_dag.smk)
-
-
-LARGE_K = ANALYSIS.get("large_k")  # None: not run
-
-
-def get_large_k_checkpoints(wildcards=None):
-    """The checkpoints of analysis.large_k.checkpoints in this model's results: base, each listed chain
-    at every RL seed, the listed external checkpoints of this base; in checkpoints() order."""
-    return analysis_checkpoints(config, model_checkpoints(wildcards), "large_k")
-
-
-def get_large_k_prompts(wildcards):
-    return f"{DATA}/subsets/{LARGE_K['prompts']}/{wildcards.eval_set}.jsonl"
-
-
-def get_large_k_sampling_cfg(wildcards):
-    """The sample job's `sampling` keys at analysis.large_k.n for every benchmark, one shard."""
-    return compact_json({**sampling_keys(wildcards.eval_set, LARGE_K["n"]), "shards": 1})
-
-
-def get_large_k_scores(wildcards=None):
-    return [
-        f"{RESULTS}/large_k/scores/{c}/{e}.parquet"
-        for c in get_large_k_checkpoints(wildcards)
-        for e in config["eval_sets"]
-    ]
-
-
-def get_large_k_outputs():
-    if not LARGE_K:
-        return []
-    return [f"{RESULTS}/tables/passk_large_k.csv", f"{RESULTS}/tables/headline_large_k.md"] + [
-        f"{RESULTS}/figures/bestk_large_k_{e}.png" for e in config["eval_sets"]
-    ]
+include: "common_large_k.smk"
 
 
 localrules:
@@ -65,7 +30,9 @@ rule prompt_subset:
         "python -m rlvr_support prompt-subset --prompts {input} --count {wildcards.size} --out {output} > {log} 2>&1"
 
 
-rule sample_large_k:
+# sampled as any checkpoint, at large_k.n on the prompt subset, under a job name of its own: a random stream
+# apart from the eval set's full-budget samples
+use rule sample as sample_large_k with:
     input:
         model=get_model,
         prompts=get_large_k_prompts,
@@ -75,30 +42,18 @@ rule sample_large_k:
         f"{RESULTS}/logs/large_k/sample/{{ckpt}}/{{eval_set}}.log",
     benchmark:
         f"{RESULTS}/benchmarks/large_k/sample/{{ckpt}}/{{eval_set}}.tsv"
-    conda:
-        get_conda_env("sample")
-    threads: get_threads("sample")
-    resources:
-        gpu=get_gpus("sample"),
-        nodes=get_resource("sample", "nodes"),
-        tasks=get_resource("sample", "tasks"),
-        tasks_per_gpu=0,  # else the SLURM plugin turns `tasks` into --ntasks-per-gpu
-        cpus_per_task=get_resource("sample", "cpus_per_task"),
-        mem_mb=get_mem_mb("sample"),
-        runtime=get_runtime("sample"),
     params:
         cfg=get_large_k_sampling_cfg,
         code=get_code("sample"),
         numerics=get_numerics(),
         gpus=get_gpus_per_node("sample"),
-    shell:
-        # its own job name: a random stream apart from the eval set's full-budget samples
-        "python -m rlvr_support sample --model {input.model} --prompts {input.prompts} "
-        "--cfg {params.cfg:q} --job large_k/{wildcards.eval_set} --out {output} --threads {threads} "
-        "--gpus {params.gpus} --shard 0 > {log} 2>&1"
+        shard=0,
+        job="large_k/{eval_set}",
+        routing="",
 
 
-rule score_large_k:
+# scored as any sample: only the paths and the prompt subset differ
+use rule score as score_large_k with:
     input:
         samples=f"{RESULTS}/large_k/samples/{{ckpt}}/{{eval_set}}.parquet",
         prompts=get_large_k_prompts,
@@ -108,20 +63,6 @@ rule score_large_k:
         f"{RESULTS}/logs/large_k/score/{{ckpt}}/{{eval_set}}.log",
     benchmark:
         f"{RESULTS}/benchmarks/large_k/score/{{ckpt}}/{{eval_set}}.tsv"
-    conda:
-        get_conda_env("cpu")
-    threads: get_threads("cpu")
-    resources:
-        cpus_per_task=get_resource("cpu", "cpus_per_task"),
-        mem_mb=get_mem_mb("cpu"),
-        runtime=get_runtime("cpu"),
-    params:
-        cfg=get_scoring_cfg(),
-        verifiers=get_eval_verifiers,
-        code=get_eval_code("score"),
-    shell:
-        "python -m rlvr_support score --samples {input.samples} --prompts {input.prompts} "
-        "--cfg {params.cfg:q} --out {output} --verifiers {params.verifiers} > {log} 2>&1"
 
 
 rule large_k_table:

@@ -1,67 +1,7 @@
 # Seed 000's support-reshaping measurements: future trainability (mixed GRPO groups), polarisation
 # of per-prompt success, opening modes (DRI / DAI) and the route-entry JS ratio. All read samples,
 # scores or the positional-JS runs only (cheap, local).
-
-# ---- input functions: what this file's rules read (those several stages share: common_dag.smk)
-
-
-def get_trainability_cfg(wildcards=None):
-    """What the trainability table reads: G of the RL stages, analysis.trainability and the bootstrap keys."""
-    return compact_json(
-        {
-            "group_size": get_rl_group_size(),
-            "trainability": ANALYSIS["trainability"],
-            **{k: ANALYSIS[k] for k in BOOTSTRAP_KEYS},
-        }
-    )
-
-
-def get_reasoning_if_eval_sets():
-    """The eval sets whose prompts carry constraints (analysis/reasoning_if.py)."""
-    return [e for e in config["eval_sets"] if e in ("if", "joint")]
-
-
-def reasoning_if_verifiers():
-    """The instruction families of the eval sets the reasoning-if table rescores (it checks constraints only)."""
-    return tuple(f for e in get_reasoning_if_eval_sets() for f in eval_verifiers(e) if f in INSTRUCTION_FAMILIES)
-
-
-def get_reasoning_if_samples(wildcards=None):
-    return [f"{RESULTS}/samples/{c}/{e}.parquet" for c in checkpoints(wildcards) for e in get_reasoning_if_eval_sets()]
-
-
-def get_reasoning_if_prompts(wildcards=None):
-    return [f"{DATA}/prompts/{e}.jsonl" for e in get_reasoning_if_eval_sets()]
-
-
-def reward_curves():
-    """{chain/seedS: its stage's reward_curve.csv} for every trained run."""
-    return {
-        f"{c}/seed{s}": f"{RESULTS}/checkpoints/{c}/seed{s}/reward_curve.csv"
-        for c in config["chains"]
-        for s in config["rl"]["seeds"]
-    }
-
-
-def get_reward_curves(wildcards=None):
-    return list(reward_curves().values())
-
-
-def get_reward_curve_args(wildcards):
-    """`chain/seedS=path` pairs for `trainability-table --curves`."""
-    return " ".join(f"{run}={p.format(model=wildcards.get('model'))}" for run, p in reward_curves().items())
-
-
-def get_reshaping_outputs():
-    """Every table and figure of reshaping.smk: targets of `all`."""
-    tables = ["trainability", "polarisation", "polarisation_transitions", "polarisation_histogram", "opening_modes"]
-    if get_js_eval_sets():
-        tables.append("route_entry")
-    if get_reasoning_if_eval_sets():
-        tables.append("reasoning_if")
-    out = [f"{RESULTS}/tables/{t}.{ext}" for t in tables for ext in ("csv", "md")]
-    out += [f"{RESULTS}/figures/polarisation_{e}.png" for e in config["eval_sets"]]
-    return out
+include: "common_reshaping.smk"
 
 
 localrules:
@@ -205,9 +145,7 @@ rule reasoning_if_table:
     # a job, not a local rule: it runs the IFEval verifier three times over every if and joint sample
     threads: get_threads("cpu")
     resources:
-        cpus_per_task=get_resource("cpu", "cpus_per_task"),
-        mem_mb=get_mem_mb("cpu"),
-        runtime=get_runtime("cpu"),
+        **job_resources("cpu"),
     params:
         root=results_dir,  # this model's results folder
         cfg=get_analysis_cfg("reasoning_if", *BOOTSTRAP_KEYS),

@@ -12,9 +12,7 @@ rule score:
         get_conda_env("cpu")
     threads: get_threads("cpu")
     resources:
-        cpus_per_task=get_resource("cpu", "cpus_per_task"),
-        mem_mb=get_mem_mb("cpu"),
-        runtime=get_runtime("cpu"),
+        **job_resources("cpu"),
     params:
         cfg=get_scoring_cfg(),
         verifiers=get_eval_verifiers,

@@ -3,181 +3,7 @@
 # Model-based jobs (positional_js, opening_intervention, perplexity) run on a subsample set in
 # config["analysis"], on the GPUs, dtype and memory of `resources.analyse`; everything else reads
 # samples and scores only.
-
-# ---- input functions: what this file's rules read (those several stages share: common_dag.smk)
-
-
-def get_js_eval_sets():
-    """The eval sets of the JS analysis; none when the base is imported (JS runs the base model)."""
-    return [] if IMPORTED_BASE else [e for e in config["eval_sets"] if e in ANALYSIS["divergence"]["eval_sets"]]
-
-
-def get_intervention_eval_sets():
-    """The eval sets of the opening intervention; none when the base is imported (it samples the models)."""
-    return [] if IMPORTED_BASE else [e for e in config["eval_sets"] if e in ANALYSIS["intervention"]["eval_sets"]]
-
-
-def has_perplexity():
-    """Reference solutions exist in the toy world only."""
-    return config["world"]["kind"] == "toy"
-
-
-def get_analysis_part(part, *keys):
-    """A model-based analysis' own section (without its `eval_sets`, which pick the jobs) plus `keys`."""
-    own = {k: v for k, v in ANALYSIS[part].items() if k != "eval_sets"}
-    return compact_json({part: own, **{k: ANALYSIS[k] for k in keys}})
-
-
-def get_opening_tokens(wildcards=None):
-    return ANALYSIS["opening_tokens"]
-
-
-def get_openings_tokenizer(wildcards):
-    """The base's manifest, whose tokenizer decodes the openings (none for an imported base), and the tokenizers
-    of the imported labels whose openings are counted in tokens of their own (label_tokenizer_manifests)."""
-    out = {} if IMPORTED_BASE else {"tokenizer": f"{RESULTS}/checkpoints/base/manifest.json"}
-    if label_tokenizer_manifests():
-        out["label_tokenizers"] = list(label_tokenizer_manifests().values())
-    return out
-
-
-def get_openings_tokenizer_arg(wildcards, input):
-    args = [f"--tokenizer {input.tokenizer}"] if "tokenizer" in input.keys() else []
-    if "label_tokenizers" in input.keys():
-        pairs = zip(label_tokenizer_manifests(), input.label_tokenizers, strict=True)
-        args.append("--label-tokenizer " + " ".join(f"{label}={path}" for label, path in pairs))
-    return " ".join(args)
-
-
-def get_js_files(folder):
-    """One Parquet file per JS eval set under `RESULTS/folder` (wildcards left for Snakemake to fill)."""
-    return [f"{RESULTS}/{folder}/{e}.parquet" for e in get_js_eval_sets()]
-
-
-def get_js_prompts(wildcards=None):
-    return [f"{DATA}/prompts/{e}.jsonl" for e in get_js_eval_sets()]
-
-
-def get_js_runs(wildcards=None):
-    return [
-        f"{RESULTS}/analysis/js/{c}/{e}.parquet" for c in model_checkpoints(wildcards)[1:] for e in get_js_eval_sets()
-    ]
-
-
-def get_perplexity_runs(wildcards=None):
-    # an output list, fixed at parse time: the toy world has one starting model (config validation)
-    return [f"{RESULTS}/analysis/perplexity/{c}/math.parquet" for c in model_checkpoints(wildcards)]
-
-
-def get_checkpoint_manifests(wildcards=None):
-    """Every model checkpoint's manifest, in model_checkpoints() order."""
-    return [f"{RESULTS}/checkpoints/{c}/manifest.json" for c in model_checkpoints(wildcards)]
-
-
-def get_intervention_samples(wildcards):
-    return [f"{RESULTS}/samples/{c}/{wildcards.eval_set}.parquet" for c in model_checkpoints(wildcards)]
-
-
-def get_intervention_scores(wildcards):
-    return [f"{RESULTS}/scores/{c}/{wildcards.eval_set}.parquet" for c in model_checkpoints(wildcards)]
-
-
-def get_intervention_labels(kind):
-    """`label=path` pairs (label: base, chain/seedK or an external name) of the rule's input `kind`,
-    in model_checkpoints() order."""
-
-    def pairs(wildcards, input):
-        return " ".join(f"{c}={p}" for c, p in zip(model_checkpoints(wildcards), input[kind], strict=True))
-
-    return pairs
-
-
-def get_claims_cfg(wildcards=None):
-    """What the claims table reads: m, the bootstrap keys and G (the mixed-group claim)."""
-    keys = ("opening_tokens", *BOOTSTRAP_KEYS)
-    return compact_json({"group_size": get_rl_group_size(), **{k: ANALYSIS[k] for k in keys}})
-
-
-def get_claims_inputs(wildcards=None):
-    ins = {
-        "scores": get_all_scores(wildcards),
-        "passk": f"{RESULTS}/tables/passk.csv",
-        "support": f"{RESULTS}/tables/support.csv",
-        "support_per_prompt": f"{RESULTS}/tables/support_categories.csv",
-        "entropy": f"{RESULTS}/tables/entropy.csv",
-        "modes": f"{RESULTS}/tables/opening_modes.csv",
-        "trainability": f"{RESULTS}/tables/trainability.csv",
-        "decomposition": [f"{RESULTS}/tables/intervention_decomposition_{e}.csv" for e in get_intervention_eval_sets()],
-    }
-    if get_js_eval_sets():
-        ins["js"] = f"{RESULTS}/tables/js_share.csv"
-    if has_perplexity():
-        ins["perplexity"] = f"{RESULTS}/tables/perplexity.csv"
-    if has_trajectory(wildcards):
-        ins["association"] = f"{RESULTS}/tables/association.csv"
-    if get_reasoning_if_eval_sets():
-        ins["reasoning_if"] = f"{RESULTS}/tables/reasoning_if.csv"
-    if get_single_token_eval_sets():
-        ins["single_token"] = f"{RESULTS}/tables/single_token.csv"
-    return ins
-
-
-def get_claims_args(wildcards, input):
-    args = []
-    if "js" in input.keys():
-        args.append(f"--js-share {input.js}")
-    if "perplexity" in input.keys():
-        args.append(f"--perplexity {input.perplexity}")
-    if "association" in input.keys():
-        args.append(f"--association {input.association}")
-    if "reasoning_if" in input.keys():
-        args.append(f"--reasoning-if {input.reasoning_if}")
-    if "single_token" in input.keys():
-        args.append(f"--single-token {input.single_token}")
-    if get_intervention_eval_sets():
-        args.append(
-            "--decomposition "
-            + " ".join(f"{e}={p}" for e, p in zip(get_intervention_eval_sets(), input.decomposition, strict=True))
-        )
-    return " ".join(args)
-
-
-def get_support_outputs():
-    """Every table and figure of support.smk: targets of `all`."""
-    out = [
-        f"{RESULTS}/tables/{t}"
-        for t in (
-            "support.csv",
-            "support.md",
-            "support_categories.csv",
-            "support_categories.md",
-            "entropy.csv",
-            "entropy.md",
-            "openings.csv",
-            "openings.md",
-            "openings_summary.csv",
-            "openings_styles.csv",
-            "claims.csv",
-            "seed_stability.csv",
-            "seed_stability.md",
-            "claims.md",
-        )
-    ]
-    out += [f"{RESULTS}/figures/support_{e}.png" for e in config["eval_sets"]]
-    out += [f"{RESULTS}/figures/openings_{e}.png" for e in config["eval_sets"]]
-    out.append(f"{RESULTS}/figures/entropy.png")
-    if get_js_eval_sets():
-        out += [f"{RESULTS}/tables/js_share.csv", f"{RESULTS}/tables/js_positions.csv"]
-        out += [f"{RESULTS}/figures/js_{e}.png" for e in get_js_eval_sets()]
-    for e in get_intervention_eval_sets():
-        out += [
-            f"{RESULTS}/tables/intervention_{e}.csv",
-            f"{RESULTS}/tables/intervention_decomposition_{e}.csv",
-            f"{RESULTS}/figures/intervention_{e}.png",
-        ]
-    if has_perplexity():
-        out += [f"{RESULTS}/tables/perplexity.csv", f"{RESULTS}/figures/perplexity.png"]
-    return out
+include: "common_support.smk"
 
 
 localrules:
@@ -305,13 +131,7 @@ rule positional_js:
         get_conda_env("analyse")
     threads: get_threads("analyse")
     resources:
-        gpu=get_gpus("analyse"),
-        nodes=get_resource("analyse", "nodes"),
-        tasks=get_resource("analyse", "tasks"),
-        tasks_per_gpu=0,  # else the SLURM plugin turns `tasks` into --ntasks-per-gpu
-        cpus_per_task=get_resource("analyse", "cpus_per_task"),
-        mem_mb=get_mem_mb("analyse"),
-        runtime=get_runtime("analyse"),
+        **job_resources("analyse"),
     params:
         cfg=get_analysis_part("divergence", "seed"),
         gpus=get_gpus_per_node("analyse"),
@@ -440,13 +260,7 @@ rule opening_intervention:
         get_conda_env("analyse")
     threads: get_threads("analyse")
     resources:
-        gpu=get_gpus("analyse"),
-        nodes=get_resource("analyse", "nodes"),
-        tasks=get_resource("analyse", "tasks"),
-        tasks_per_gpu=0,  # else the SLURM plugin turns `tasks` into --ntasks-per-gpu
-        cpus_per_task=get_resource("analyse", "cpus_per_task"),
-        mem_mb=get_mem_mb("analyse"),
-        runtime=get_runtime("analyse"),
+        **job_resources("analyse"),
     params:
         models=get_intervention_labels("models"),
         samples=get_intervention_labels("samples"),
@@ -537,13 +351,7 @@ rule perplexity:
         get_conda_env("analyse")
     threads: get_threads("analyse")
     resources:
-        gpu=get_gpus("analyse"),
-        nodes=get_resource("analyse", "nodes"),
-        tasks=get_resource("analyse", "tasks"),
-        tasks_per_gpu=0,  # else the SLURM plugin turns `tasks` into --ntasks-per-gpu
-        cpus_per_task=get_resource("analyse", "cpus_per_task"),
-        mem_mb=get_mem_mb("analyse"),
-        runtime=get_runtime("analyse"),
+        **job_resources("analyse"),
     params:
         cfg=get_analysis_part("perplexity", "seed"),
         gpus=get_gpus_per_node("analyse"),
@@ -617,12 +425,9 @@ rule claims_table:
     threads: 1
     params:
         root=results_dir,  # this model's results folder
-        optional=get_claims_args,
+        tables=get_claims_tables,
         cfg=get_claims_cfg(),
         code=get_code("claims"),
     shell:
-        "python -m rlvr_support claims --scores {input.scores} --scores-root {params.root}/scores --passk-source {input.passk} "
-        "--support-per-prompt {input.support_per_prompt} --support-source {input.support} "
-        "--entropy {input.entropy} --opening-modes {input.modes} --openings-source {input.modes} "
-        "--trainability-source {input.trainability} {params.optional} "
-        "--cfg {params.cfg:q} --out {output.table} --out-seed-stability {output.seeds} > {log} 2>&1"
+        "python -m rlvr_support claims --scores {input.scores} --scores-root {params.root}/scores "
+        "--tables {params.tables} --cfg {params.cfg:q} --out {output.table} --out-seed-stability {output.seeds} > {log} 2>&1"

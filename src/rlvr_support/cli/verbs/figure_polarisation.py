@@ -1,7 +1,7 @@
 """`python -m rlvr_support figure-polarisation`: heat map of per-prompt success counts per checkpoint
 for one eval set, a facet per benchmark.
 
-Run by `figure_polarisation` (workflow/rules/seed000.smk); registered by cli/main.py.
+Run by `figure_polarisation` (workflow/rules/reshaping.smk); registered by cli/main.py.
 """
 
 from __future__ import annotations

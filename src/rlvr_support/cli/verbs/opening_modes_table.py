@@ -1,7 +1,7 @@
 """`python -m rlvr_support opening-modes-table`: shares of deliberative-reasoning (DRI), direct-answer
 (DAI) and other openings per checkpoint.
 
-Run by `opening_modes_table` (workflow/rules/seed000.smk); registered by cli/main.py.
+Run by `opening_modes_table` (workflow/rules/reshaping.smk); registered by cli/main.py.
 """
 
 from __future__ import annotations

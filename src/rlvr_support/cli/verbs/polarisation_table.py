@@ -1,7 +1,7 @@
 """`python -m rlvr_support polarisation-table`: prompts moved to 0/n and n/n successes vs the base,
 bucket transitions and success-count histograms.
 
-Run by `polarisation_table` (workflow/rules/seed000.smk); registered by cli/main.py.
+Run by `polarisation_table` (workflow/rules/reshaping.smk); registered by cli/main.py.
 """
 
 from __future__ import annotations

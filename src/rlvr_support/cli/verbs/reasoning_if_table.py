@@ -2,7 +2,7 @@
 the reasoning and on the answer apart, MathIF's HAcc / SAcc, and responses that met them by skipping
 the reasoning.
 
-Run by `reasoning_if_table` (workflow/rules/seed000.smk); registered by cli/main.py.
+Run by `reasoning_if_table` (workflow/rules/reshaping.smk); registered by cli/main.py.
 """
 
 from __future__ import annotations

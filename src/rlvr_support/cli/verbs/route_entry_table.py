@@ -1,7 +1,7 @@
 """`python -m rlvr_support route-entry-table`: jS at the first response position over the mean interior
 JS, per checkpoint vs base, with CIs.
 
-Run by `route_entry_table` (workflow/rules/seed000.smk); registered by cli/main.py.
+Run by `route_entry_table` (workflow/rules/reshaping.smk); registered by cli/main.py.
 """
 
 from __future__ import annotations

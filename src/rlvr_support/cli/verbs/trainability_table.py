@@ -1,7 +1,7 @@
 """`python -m rlvr_support trainability-table`: share of prompts whose G-rollout GRPO group would be
 all-fail / all-success / mixed, per checkpoint and G (hypergeometric, from each prompt's n samples).
 
-Run by `trainability_table` (workflow/rules/seed000.smk); registered by cli/main.py.
+Run by `trainability_table` (workflow/rules/reshaping.smk); registered by cli/main.py.
 """
 
 from __future__ import annotations
