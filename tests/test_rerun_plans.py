@@ -209,6 +209,26 @@ def test_editing_metrics_or_analysis_code_reruns_no_training_or_sampling(smoke_r
 
 
 @pytest.mark.slow
+def test_a_metrics_fix_retrains_nothing_while_the_monitor_cannot_stop_a_stage(smoke_run, tmp_path):
+    """The support monitor runs inside train_stage and reports pass@k from metrics/passk.py; with
+    early_stop_margin null (the smoke config's) it cannot move a weight, so its code is not the stage's."""
+    jobs = plan(smoke_run, snakefile=edited_code(tmp_path, "metrics/passk.py"))
+    assert {"passk_table", "support_table"} <= rules(jobs), rules(jobs)
+    assert not rules(jobs) & (TRAINING | SAMPLING), rules(jobs)
+
+
+def test_the_monitor_counts_in_the_stages_code_only_where_it_can_stop_it_early():
+    from rlvr_support.lineage.job_code import job_manifest, monitor_moves_weights
+
+    off = {"monitor": {"every": 1, "prompts": 2, "n": 2, "opening_tokens": 2, "early_stop_margin": None}}
+    on = {"monitor": {**off["monitor"], "early_stop_margin": 0.1}}
+    assert not monitor_moves_weights(off) and not monitor_moves_weights({}) and monitor_moves_weights(on)
+    for rl, counted in ((off, False), (on, True)):
+        files = job_manifest("train", ("math",), monitor=monitor_moves_weights(rl))
+        assert ("metrics/passk.py" in files) is counted and ("training/support_monitor.py" in files) is counted
+
+
+@pytest.mark.slow
 def test_editing_a_figure_module_reruns_its_figures_only(smoke_run, tmp_path):
     jobs = plan(smoke_run, snakefile=edited_code(tmp_path, "figures/passk_curves.py"))
     assert rules(jobs) == {"figure_passk", "figure_bestk", "figure_bestk_large_k"}, rules(jobs)

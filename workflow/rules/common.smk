@@ -50,7 +50,7 @@ from rlvr_support.data.prompt_job import task_sources, world_prompts_cfg
 from rlvr_support.data.toyworld.limits import check_toy_world
 from rlvr_support.data.verifiers import task_verifiers, verifiers_arg
 from rlvr_support.lineage.codehash import code_manifest
-from rlvr_support.lineage.job_code import job_code
+from rlvr_support.lineage.job_code import job_code, monitor_moves_weights
 from rlvr_support.lineage.provenance import CONFIGFILES_ENV, configfiles_record
 from rlvr_support.lineage.study_tree import record_study, study_conflict
 from rlvr_support.planning.study import check_study
@@ -166,11 +166,12 @@ def code_of(names):
     return code_manifest(*names)
 
 
-def get_code(verb, verifiers=(), remedies=None):
+def get_code(verb, verifiers=(), remedies=None, monitor=False):
     """A rule's code param: {file: hash} of the package code its job runs (lineage/job_code.py): its
-    verb's module and what it imports, the verifier families and remedies the job loads. A changed
-    value reruns the job; `python -m rlvr_support why <output>` names the files that changed."""
-    return code_of(job_code(verb, verifiers, remedies))
+    verb's module and what it imports, the verifier families and remedies the job loads (and a stage's
+    support monitor, where it counts). A changed value reruns the job; `python -m rlvr_support why
+    <output>` names the files that changed."""
+    return code_of(job_code(verb, verifiers, remedies, monitor))
 
 
 def get_numerics():

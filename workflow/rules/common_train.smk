@@ -30,8 +30,14 @@ def get_train_verifiers(wildcards):
 
 
 def get_train_code(wildcards):
-    """The trainer, the stage's reward and monitor verifiers, and the remedies its variant turns on."""
-    return get_code("train", train_verifiers(wildcards.chain), remedies=json.loads(get_remedies(wildcards)))
+    """The trainer, the stage's reward verifiers and the remedies its variant turns on; the support monitor's
+    code and verifiers only where the monitor can stop the stage early (lineage/job_code.py), so that a fix of
+    the metrics it reports retrains nothing."""
+    monitor = monitor_moves_weights(config["rl"])
+    verifiers = (
+        train_verifiers(wildcards.chain) if monitor else task_verifiers(config, get_stage_task(wildcards), "train")
+    )
+    return get_code("train", verifiers, remedies=json.loads(get_remedies(wildcards)), monitor=monitor)
 
 
 def get_parent(wildcards):

@@ -7,6 +7,7 @@ continues from its last save when Snakemake reruns it.
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import time
@@ -20,7 +21,6 @@ from rlvr_support.models import resume as resume_state
 from rlvr_support.models.base_models import weights_checksums
 from rlvr_support.models.loading import load_policy
 from rlvr_support.models.prompting import prompt_format
-from rlvr_support.training.support_monitor import COLUMNS as MONITOR_COLUMNS, SupportMonitor, rows_csv
 from rlvr_support.training import trackers
 from rlvr_support.training.kept_weights import KeepWeights, publish_kept
 from rlvr_support.training.rewards import make_reward
@@ -124,13 +124,19 @@ def micro_batches(rl: dict) -> tuple[int, int]:
     return micro, per_step // micro
 
 
+def _monitor_module():
+    """training/support_monitor.py, imported by name: its code (metrics, sampling, scoring) counts in the
+    stage's code hash only where it can stop the stage early (lineage/job_code.py, monitor_moves_weights)."""
+    return importlib.import_module(f"{__package__}.support_monitor")
+
+
 def _monitor(tok, rl: dict, task: str, probes: dict[str, str] | None, csv: Path, seed: int, fmt: str = "raw"):
     """The support monitor (training/support_monitor.py) on the first `prompts` eval prompts of each task in the chain."""
     mon = rl.get("monitor")
     if not mon or not probes:
         return None
     sets = {t: [r for r in read_jsonl(p) if r["split"] == "eval"][:mon["prompts"]] for t, p in probes.items()}
-    return SupportMonitor(tok, sets, task, csv, every=mon["every"], n=mon["n"],
+    return _monitor_module().SupportMonitor(tok, sets, task, csv, every=mon["every"], n=mon["n"],
                           max_new_tokens=rl["max_completion_tokens"], temperature=rl["temperature"],
                           opening_tokens=mon["opening_tokens"], early_stop_margin=mon.get("early_stop_margin"),
                           seed=seed, prompt_format=fmt)
@@ -215,8 +221,9 @@ def train_stage(parent: str, task: str, prompts_path: str, out_manifest: str, rl
     curve = history[keep + sorted(c for c in history if c not in keep and c.split("/")[0] in REMEDY_LOGS)]
     write_text(out / "reward_curve.csv", curve.to_csv(index=False))
     resume_state.discard(partial)  # a later rerun (new config or code) must start afresh
-    empty = ",".join(MONITOR_COLUMNS) + "\n"  # header only: monitor off
-    write_text(out / "monitor.csv", rows_csv(monitor.rows) if monitor else empty)
+    rows = _monitor_module()
+    empty = ",".join(rows.COLUMNS) + "\n"  # header only: monitor off
+    write_text(out / "monitor.csv", rows.rows_csv(monitor.rows) if monitor else empty)
     print(curve.to_string(index=False), flush=True)
     return {
         "model_dir": "model", "chain": chain, "task": task, "seed": seed, "parent": str(parent),

@@ -13,13 +13,14 @@ from rlvr_support.models.devices import require_gpus
 def cmd_train(a):
     require_gpus(a.gpus)
     from rlvr_support.storage.atomic import write_json
-    from rlvr_support.lineage.job_code import job_hash
+    from rlvr_support.lineage.job_code import job_hash, monitor_moves_weights
     from rlvr_support.training.stage import train_stage
 
     probes = dict(p.split("=", 1) for p in a.probe) if a.probe else None
     manifest = train_stage(a.parent, a.task, a.prompts, a.out, a.cfg, a.seed, a.chain, threads=a.threads,
                            remedies=a.remedies, teacher=a.teacher, probes=probes,
-                           code=job_hash("train", a.verifiers, a.remedies), log_dir=a.log_dir)
+                           code=job_hash("train", a.verifiers, a.remedies, monitor_moves_weights(a.cfg)),
+                           log_dir=a.log_dir)
     if manifest is not None:  # None on the non-main processes of a multi-GPU run
         write_json(a.out, manifest)
 
