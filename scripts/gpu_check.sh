@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# GPU checks on one GPU node (no internet needed), src/rlvr_support/cli/gpu_check.py:
+# GPU checks on one GPU node (no internet needed), scripts/gpu_check.py:
 #   --plan: the memory plan's and the throughput model's terms measured on one GPU (planning/plan_check.py), in
 #           measurements/plan_check.json, which `budget --measured` reads; a bare node's own torch, transformers,
 #           accelerate and safetensors suffice, with the wheelhouse of `make gpu-wheelhouse` (docs/cluster.md)
@@ -44,4 +44,4 @@ export PYTHONUNBUFFERED=1
 export HF_HUB_OFFLINE=${HF_HUB_OFFLINE:-1} HF_DATASETS_OFFLINE=${HF_DATASETS_OFFLINE:-1} \
     TRANSFORMERS_OFFLINE=${TRANSFORMERS_OFFLINE:-1}
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>/dev/null || echo "nvidia-smi: not available"
-exec "$py" -m rlvr_support.cli.gpu_check ${args[@]+"${args[@]}"}
+exec "$py" "$repo/scripts/gpu_check.py" ${args[@]+"${args[@]}"}

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 
 import pytest
 import torch
 
 from conftest import REPO
-from rlvr_support.cli import gpu_check
+
+sys.path.insert(0, str(REPO / "scripts"))  # the GPU check is a script, not a package module
+import gpu_check  # noqa: E402
 
 
 def test_plan_keeps_the_study_model_at_full_size_and_shrinks_only_in_quick_mode():

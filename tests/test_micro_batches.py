@@ -10,7 +10,8 @@ from datasets import Dataset
 
 from rlvr_support.data.toyworld.tokenizer import build_tokenizer
 from rlvr_support.models.loading import load_policy, toy_llama
-from rlvr_support.training.stage import grpo_config, micro_batches
+from rlvr_support.config.batches import micro_batches
+from rlvr_support.training.stage import grpo_config
 from rlvr_support.training.trainer import SupportGRPOTrainer
 
 RL = {"steps": 1, "prompts_per_step": 8, "group_size": 8, "lr": 1e-3, "temperature": 1.0,

@@ -19,6 +19,8 @@ import yaml
 from bare_env import bare_venv
 from rlvr_support.planning import check_report, plan_check
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))  # the GPU check is a script
+
 REPO = Path(__file__).resolve().parents[1]
 PAPER = REPO / "configs" / "paper.yaml"
 NODE = ["torch", "transformers", "accelerate", "safetensors"]  # what a bare GPU node has
@@ -34,7 +36,7 @@ def run_check(python: Path, out: Path, *args: str) -> subprocess.CompletedProces
     """The CPU mode as a node runs it: the venv's python, the repository's src/ on PYTHONPATH, no .venv."""
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
     env.update(PYTHONPATH=str(REPO / "src"), PYTHONUNBUFFERED="1", TOKENIZERS_PARALLELISM="false")
-    return subprocess.run([str(python), "-m", "rlvr_support.cli.gpu_check", "--plan", "--cpu", "--out", str(out),
+    return subprocess.run([str(python), str(REPO / "scripts" / "gpu_check.py"), "--plan", "--cpu", "--out", str(out),
                            *args], capture_output=True, text=True, timeout=600, cwd=out.parent, env=env)
 
 
@@ -164,7 +166,7 @@ def test_budget_reads_the_check(wheelhouse_check, tmp_path):
 def test_a_term_pushed_outside_the_band_prints_FAIL(tmp_path, monkeypatch, capsys):
     """A test double of the CPU meter that doubles what the forward keeps: those rows, inside the band with the
     real meter, print FAIL, in the run's table and in `--table FILE`."""
-    from rlvr_support.cli import gpu_check
+    import gpu_check
 
     real = plan_check.live_bytes_meter
 

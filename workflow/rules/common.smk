@@ -24,6 +24,7 @@ from rlvr_support.config.checkpoints import (
     externals_of,
     is_trajectory_point,
     kept_every,
+    model_checkpoints as study_model_checkpoints,
     analysis_checkpoints,
     trajectory_runs,
 )

@@ -71,8 +71,7 @@ def checkpoints(wildcards=None):
 def model_checkpoints(wildcards=None):
     """The checkpoints with weights here: what the analyses that run a model (JS, the intervention,
     perplexity) cover. Imported labels came as samples only, unless they name their weights (`model:`)."""
-    trained = [f"{c}/seed{s}" for c in config["chains"] for s in config["rl"]["seeds"]]
-    return ["base"] + trained + externals_of(config, model_of(wildcards)) + IMPORT_MODELS
+    return study_model_checkpoints(config, model_of(wildcards)) + IMPORT_MODELS
 
 
 def get_model(wildcards):

@@ -30,7 +30,7 @@ from pathlib import Path
 from rlvr_support.config.benchmarks import benchmark_sampling, prompt_benchmark, source_name
 from rlvr_support.config.chains import TASKS, stages
 from rlvr_support.config.checkpoints import (external_checkpoints, externals_of, analysis_checkpoints,
-                                             trajectory_point_labels, trajectory_runs)
+                                             model_checkpoints, trajectory_point_labels, trajectory_runs)
 from rlvr_support.data.prompt_job import prompt_job
 from rlvr_support.storage.atomic import read_jsonl, read_samples
 
@@ -332,10 +332,8 @@ class Lengths:
 
 
 def checkpoints(cfg: dict, model: str) -> list[str]:
-    """The checkpoints of starting model `model` sampled at full budget (as workflow/rules/common.smk
-    `checkpoints`): its base, each chain for each seed, the external checkpoints trained from it."""
-    return (["base"] + [f"{c}/seed{s}" for c in cfg["chains"] for s in cfg["rl"]["seeds"]]
-            + externals_of(cfg, model))
+    """The checkpoints of starting model `model` sampled at full budget (config/checkpoints.py, as the DAG's)."""
+    return model_checkpoints(cfg, model)
 
 
 def trajectory_points(cfg: dict, model: str) -> tuple[list[str], int]:

@@ -71,6 +71,14 @@ def externals_of(config: dict, model: str | None) -> list[str]:
     return [k for k, v in external_checkpoints(config).items() if v.get("base") == own]
 
 
+def model_checkpoints(config: dict, model: str | None) -> list[str]:
+    """The checkpoints of starting model `model` (None: the one-model study's) that have weights and are
+    sampled at full budget: its base, each chain at each RL seed, the external checkpoints trained from it.
+    One definition for the workflow's DAG (workflow/rules/common_dag.smk) and the budget (planning)."""
+    trained = [f"{c}/seed{s}" for c in config["chains"] for s in config["rl"]["seeds"]]
+    return ["base"] + trained + externals_of(config, model)
+
+
 def trajectory_cfg(config: dict) -> dict:
     """The `trajectory` section with its defaults: no chains; `n` the smallest sampled n, capped at 8;
     every eval set."""

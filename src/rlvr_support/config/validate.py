@@ -14,6 +14,7 @@ import jsonschema
 import yaml
 
 from rlvr_support.config.benchmarks import benchmark_sampling, eval_benchmarks, max_new_tokens_keys
+from rlvr_support.config.batches import micro_batches
 from rlvr_support.config.chains import distill_teacher, parent_chain, parse_chain
 from rlvr_support.config.revisions import unpinned_revisions
 from rlvr_support.config.checkpoints import (base_checkpoints, base_names, check_checkpoint_path,
@@ -102,9 +103,11 @@ def _check_semantics(config: dict) -> None:
             # The prefix is trained anyway (the DAG needs it); listing it keeps the tables honest.
             raise ConfigError(f"chains: {chain!r} continues from {parent!r}, which is not listed in chains")
     rl = config.get("rl") or {}
-    if rl.get("micro_batch") and (rl["prompts_per_step"] * rl["group_size"]) % rl["micro_batch"]:
-        raise ConfigError(f"rl.micro_batch: {rl['micro_batch']} sequences per forward/backward must divide the "
-                          f"step's rl.prompts_per_step x rl.group_size = {rl['prompts_per_step'] * rl['group_size']}")
+    if rl.get("micro_batch"):
+        try:
+            micro_batches(rl)
+        except ValueError as e:
+            raise ConfigError(str(e)) from None
     res = config.get("resources", {})
     for kind in ("pretrain", "sample"):
         if res.get(kind, {}).get("nodes", 1) != 1:

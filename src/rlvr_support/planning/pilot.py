@@ -185,7 +185,8 @@ def run_pilot(model_config: dict, rl: dict, sampling: dict, prompt_tokens: int, 
     from rlvr_support.planning.study import rollout_kind
     from rlvr_support.planning.throughput import GRPOSetup
     from rlvr_support.training.frozen import frozen_copies
-    from rlvr_support.training.stage import grpo_config, micro_batches
+    from rlvr_support.config.batches import micro_batches
+    from rlvr_support.training.stage import grpo_config
     from rlvr_support.training.trainer import SupportGRPOTrainer
 
     on_gpu = torch.cuda.is_available()

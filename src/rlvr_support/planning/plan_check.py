@@ -1,7 +1,7 @@
 """The GPU check of the plan: the memory plan's and the throughput model's terms measured on one GPU, each
 against what the plan says, written to the file that `budget --measured` reads (planning/check_report.py).
 
-    scripts/gpu_check.sh --plan [--wheelhouse DIR]      (python -m rlvr_support.cli.gpu_check --plan; docs/cluster.md)
+    scripts/gpu_check.sh --plan [--wheelhouse DIR]      (python scripts/gpu_check.py --plan; docs/cluster.md)
 
 It runs on a bare GPU node, with the node's torch, transformers, accelerate and safetensors, TRL and datasets
 from the wheelhouse (`make gpu-wheelhouse`) and PYTHONPATH=src; it says first which parts cannot run and why

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import yaml
 
+from rlvr_support.config.batches import micro_batches
 from rlvr_support.config.benchmarks import max_new_tokens_keys
 from rlvr_support.config.chains import parse_chain
 from rlvr_support.config.checkpoints import externals_of
@@ -249,8 +250,7 @@ def accumulation_problems(config: dict) -> list[str]:
         return []
     res, rl = config["resources"]["train"], config["rl"]
     launch = launch_of(res)
-    per_step = rl["prompts_per_step"] * rl["group_size"]
-    want = per_step // (rl.get("micro_batch") or per_step)
+    _, want = micro_batches(rl)
     if launch.accumulation not in (None, "auto") and int(launch.accumulation) != want:
         return [f"resources.train.accelerate_config: {res['accelerate_config']} pins gradient_accumulation_steps "
                 f"{launch.accumulation}, but the trainer accumulates {want} micro-batches (rl.prompts_per_step x "

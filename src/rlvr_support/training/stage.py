@@ -16,6 +16,7 @@ from pathlib import Path
 import pandas as pd
 import torch
 
+from rlvr_support.config.batches import micro_batches
 from rlvr_support.storage.atomic import publish_dir, read_jsonl, write_text
 from rlvr_support.models import resume as resume_state
 from rlvr_support.models.base_models import weights_checksums
@@ -113,15 +114,6 @@ def process_threads(threads: int, environ=os.environ) -> int:
     """This training process's share of the job's `threads` cores: `accelerate launch` starts one process per GPU
     of the node (torchrun sets LOCAL_WORLD_SIZE), and each takes threads / processes (at least 1), not all."""
     return max(1, threads // max(1, int(environ.get("LOCAL_WORLD_SIZE") or 1)))
-
-
-def micro_batches(rl: dict) -> tuple[int, int]:
-    """(sequences per forward/backward, micro-batches per optimizer step) of `rl` (rl.micro_batch, default all)."""
-    per_step = rl["prompts_per_step"] * rl["group_size"]
-    micro = rl.get("micro_batch") or per_step
-    if per_step % micro:
-        raise ValueError(f"rl.micro_batch: {micro} does not divide prompts_per_step x group_size = {per_step}")
-    return micro, per_step // micro
 
 
 def _monitor_module():

@@ -1,8 +1,8 @@
 """GPU checks: the plan's terms measured on one GPU (--plan), or the toy pipeline's three heavy steps on the GPU
 and on the CPU, with throughput ratios.
 
-    python -m rlvr_support.cli.gpu_check --plan [--cpu] [--out measurements/plan_check.json]
-    python -m rlvr_support.cli.gpu_check [--quick] [--out report.json]      (or scripts/gpu_check.sh [--plan])
+    python scripts/gpu_check.py --plan [--cpu] [--out measurements/plan_check.json]
+    python scripts/gpu_check.py [--quick] [--out report.json]      (or scripts/gpu_check.sh [--plan])
 
 --plan (planning/plan_check.py): the memory plan's and the throughput model's terms for the study model's exact
 shapes with random weights: the CUDA context and the memory the device reports, the update at micro-batches
@@ -52,7 +52,7 @@ from pathlib import Path
 
 from rlvr_support.storage.atomic import write_text
 
-REPO = Path(__file__).resolve().parents[3]
+REPO = Path(__file__).resolve().parents[1]  # scripts/ -> the checkout
 ANALYSES = ("analysis_js", "analysis_intervention", "analysis_perplexity", "analysis_base_metrics")
 
 # (full, quick) sizes; the model size of `full` is the default config's, so the ratio is the toy study's.
@@ -265,7 +265,7 @@ def _run_leg(p: dict, work: Path, gpu: bool, threads: int, timeout: int) -> dict
     if not gpu:
         env["CUDA_VISIBLE_DEVICES"] = ""  # the CPU leg: every module's own device choice picks the CPU
     (work / "plan.json").write_text(json.dumps(p))
-    cmd = [sys.executable, "-m", "rlvr_support.cli.gpu_check", "--leg", str(work), "--threads", str(threads)]
+    cmd = [sys.executable, __file__, "--leg", str(work), "--threads", str(threads)]
     log = work / f"leg_{'gpu' if gpu else 'cpu'}.log"
     t0 = time.time()
     with open(log, "w") as f:
@@ -392,7 +392,7 @@ def plan_check(a) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m rlvr_support.cli.gpu_check", description=__doc__,
+    ap = argparse.ArgumentParser(prog="python scripts/gpu_check.py", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--plan", action="store_true",
                     help="the plan check: the memory plan's and the throughput model's terms measured on one GPU "
