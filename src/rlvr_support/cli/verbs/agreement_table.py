@@ -4,12 +4,14 @@ each), one row per label and benchmark (imports/agreement.py)."""
 
 from __future__ import annotations
 
+from rlvr_support.cli.tables import write_csv
+
 
 def cmd_agreement_table(a):
     import pandas as pd
 
     from rlvr_support.imports.agreement import verifier_agreement
-    from rlvr_support.storage.atomic import atomic_path, read_parquet, read_scores
+    from rlvr_support.storage.atomic import read_parquet, read_scores
 
     scores = read_scores(a.scores, columns=["prompt_id", "benchmark", "sample_idx", "reward"])
     source = read_parquet(a.source, columns=["prompt_id", "sample_idx", "source_score"])
@@ -21,8 +23,7 @@ def cmd_agreement_table(a):
     table = pd.concat([verifier_agreement(scores[scores["benchmark"] == b],
                                           source[source["prompt_id"].isin(scores.loc[scores["benchmark"] == b, "prompt_id"])],
                                           a.label, b, a.threshold) for b in benchmarks], ignore_index=True)
-    with atomic_path(a.out) as tmp:
-        table.to_csv(tmp, index=False)
+    write_csv(table, a.out, float_format=None)  # no Markdown twin: the rows are counts and prompt ids
     for r in table.itertuples():
         print(f"{a.label} {r.benchmark}: {r.compared} samples compared: both {r.both_correct}, ours only "
               f"{r.ours_only}, theirs only {r.theirs_only}, neither {r.neither}")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 def cmd_audit(a):
     from rlvr_support.cli.main import rerun_verb
-    from rlvr_support.lineage.audit import run
+    from rlvr_support.review.audit import run
 
     return run(a.file, row=a.row, column=a.column, quick=a.quick, rerun=rerun_verb, jobs=a.jobs)
 

@@ -15,7 +15,7 @@ from rlvr_support.models.devices import require_gpus
 def cmd_base_metrics(a):
     require_gpus(a.gpus)
     from rlvr_support.storage.atomic import write_json
-    from rlvr_support.analysis.base_metrics import base_metrics
+    from rlvr_support.probes.base_metrics import base_metrics
 
     files = dict(p.split("=", 1) for p in a.prompts)
     result = base_metrics(a.model, files, sampling=a.sampling, scoring=a.scoring, seed=a.seed, threads=a.threads,

@@ -11,10 +11,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from rlvr_support.cli.args import json_arg as _json
+from rlvr_support.cli.tables import write_csv
 
 
 def cmd_budget(a):
-    from rlvr_support.analysis.budget import budget_config, plan, prompt_jobs, report_markdown, rows_frame
+    from rlvr_support.planning.budget import budget_config, plan, prompt_jobs, report_markdown, rows_frame
     from rlvr_support.lineage.prompt_files import prompt_files, prompt_files_line
     from rlvr_support.storage.atomic import write_text
 
@@ -35,7 +36,8 @@ def cmd_budget(a):
     md = report_markdown(cfg, rows, facts)
     if a.out:
         write_text(a.out, md)
-        write_text(Path(a.out).with_suffix(".csv"), rows_frame(rows).to_csv(index=False, float_format="%.6g"))
+        # the report is the output; its rows beside it keep six significant digits (GPU-hours span decades)
+        write_csv(rows_frame(rows), Path(a.out).with_suffix(".csv"), float_format="%.6g")
     print(md)
 
 
@@ -47,7 +49,7 @@ def register(verb) -> None:
     s.add_argument("--configfile", nargs="+", action="extend", metavar="CONFIG",
                    help="the study's config file(s), as for snakemake: several are merged in order, mappings key "
                         "by key and any other value (a list too) replaced (validated, defaults filled in)")
-    s.add_argument("--cfg", type=_json, help="instead: the budget keys as JSON (analysis/budget.py budget_config)")
+    s.add_argument("--cfg", type=_json, help="instead: the budget keys as JSON (planning/budget.py budget_config)")
     s.add_argument("--prompts-dir", default="results/data/prompts",
                    help="prompt files (<task>.jsonl) to count eval prompts from, where they exist and their "
                         "provenance sidecar records this config's data (world keys); else, and for another "

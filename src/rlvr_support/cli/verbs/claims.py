@@ -5,9 +5,8 @@ Run by `claims_table` (workflow/rules/support.smk); registered by cli/main.py.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from rlvr_support.cli.args import json_arg as _json
+from rlvr_support.cli.tables import write_table
 
 CFG_HELP = "the config's `analysis` section as JSON"
 
@@ -19,7 +18,6 @@ def cmd_claims(a):
     from rlvr_support.analysis.claims.table import (claims_markdown, claims_table, seed_stability_markdown,
                                                     seed_stability_table)
     from rlvr_support.analysis.runs import parse_files
-    from rlvr_support.storage.atomic import write_text
 
     paths = parse_tables(a.tables)
     tables = {name: pd.read_csv(path) for name, path in paths.items() if is_read(name)}
@@ -28,14 +26,10 @@ def cmd_claims(a):
     opts = dict(m=c["opening_tokens"], n_boot=c["bootstrap"], ci=c["ci"], seed=c["seed"],
                 group_size=c.get("group_size"))
     t = claims_table(scores, tables, paths, **opts)
-    write_text(a.out, t.to_csv(index=False, float_format="%.6f"))
-    md = claims_markdown(t)
-    write_text(Path(a.out).with_suffix(".md"), md)
-    print(md)
+    print(write_table(t, a.out, markdown=claims_markdown(t)))
     if a.out_seed_stability:
         st = seed_stability_table(scores, t, tables, paths, **opts)
-        write_text(a.out_seed_stability, st.to_csv(index=False, float_format="%.6f"))
-        write_text(Path(a.out_seed_stability).with_suffix(".md"), seed_stability_markdown(st))
+        write_table(st, a.out_seed_stability, markdown=seed_stability_markdown(st))
 
 
 def register(verb) -> None:

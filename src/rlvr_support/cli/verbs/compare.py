@@ -1,12 +1,12 @@
 """`python -m rlvr_support compare A B`: which files two results trees share byte for byte, by their
-sidecars (lineage/compare_trees.py). Run by hand after a rerun elsewhere; no rule runs it.
+sidecars (review/compare_trees.py). Run by hand after a rerun elsewhere; no rule runs it.
 """
 
 from __future__ import annotations
 
 
 def cmd_compare(a):
-    from rlvr_support.lineage.compare_trees import compare_trees
+    from rlvr_support.review.compare_trees import compare_trees
 
     c = compare_trees(a.a, a.b)
     print("\n".join(c.lines(a.a, a.b, a.show)))

@@ -5,14 +5,14 @@ Run by no rule: it reads two finished trees (make cross-world); registered by cl
 from __future__ import annotations
 
 import re
-from pathlib import Path
+
+from rlvr_support.cli.tables import write_table
 
 
 def cmd_cross_world(a):
     import pandas as pd
 
     from rlvr_support.analysis.cross_world import cross_world_markdown, cross_world_table
-    from rlvr_support.storage.atomic import write_text
 
     claims = {}
     for pair in a.claims:
@@ -23,10 +23,7 @@ def cmd_cross_world(a):
             raise ValueError(f"--claims: world {label!r} given twice")
         claims[label] = pd.read_csv(path)
     table = cross_world_table(claims)
-    write_text(a.out, table.to_csv(index=False, float_format="%.6f"))
-    md = cross_world_markdown(table, list(claims))
-    write_text(Path(a.out).with_suffix(".md"), md)
-    print(md)
+    print(write_table(table, a.out, markdown=cross_world_markdown(table, list(claims))))
     print(table["holds"].value_counts().to_string())
 
 

@@ -6,9 +6,8 @@ Run by `entropy_table` (workflow/rules/support.smk); registered by cli/main.py.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from rlvr_support.cli.args import json_arg as _json
+from rlvr_support.cli.tables import write_table
 
 CFG_HELP = "the config's `analysis` section as JSON"
 
@@ -16,14 +15,11 @@ CFG_HELP = "the config's `analysis` section as JSON"
 def cmd_entropy_table(a):
     from rlvr_support.analysis.entropy_table import entropy_markdown, entropy_table
     from rlvr_support.analysis.runs import parse_files
-    from rlvr_support.storage.atomic import write_text
 
     c = a.cfg
     t = entropy_table(parse_files(a.samples, a.samples_root), parse_files(a.scores, a.scores_root),
                       n_boot=c["bootstrap"], ci=c["ci"], seed=c["seed"])
-    write_text(a.out, t.to_csv(index=False, float_format="%.6f"))
-    md = entropy_markdown(t)
-    write_text(Path(a.out).with_suffix(".md"), md)
+    md = write_table(t, a.out, markdown=entropy_markdown(t))
     print(t[["chain", "eval_set", "benchmark", "metric", "mean", "diff", "diff_lo", "diff_hi"]].to_string())
     print(md.rstrip().splitlines()[-1])
 

@@ -13,7 +13,7 @@ CFG_HELP = "the config's `analysis` section as JSON"
 
 
 def cmd_intervention_table(a):
-    from rlvr_support.analysis.opening_intervention import intervention_tables
+    from rlvr_support.probes.opening_intervention import intervention_tables
     from rlvr_support.storage.atomic import read_parquet
 
     c = a.cfg

@@ -13,7 +13,7 @@ CFG_HELP = "the config's `analysis` section as JSON"
 
 
 def cmd_js_table(a):
-    from rlvr_support.analysis.positional_js import js_tables
+    from rlvr_support.probes.positional_js import js_tables
     from rlvr_support.analysis.runs import parse_files
     c = a.cfg
     pos, share = js_tables(parse_files(a.runs, a.runs_root), m=c["opening_tokens"], n_boot=c["bootstrap"],

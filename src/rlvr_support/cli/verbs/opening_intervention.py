@@ -14,7 +14,7 @@ CFG_HELP = "the config's `analysis` section as JSON"
 
 
 def cmd_opening_intervention(a):
-    from rlvr_support.analysis.opening_intervention import intervention_run
+    from rlvr_support.probes.opening_intervention import intervention_run
     from rlvr_support.storage.atomic import write_parquet
 
     require_gpus(a.gpus)

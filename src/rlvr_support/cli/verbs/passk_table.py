@@ -7,8 +7,6 @@ registered by cli/main.py.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from rlvr_support.cli.args import json_arg as _json
 from rlvr_support.cli.tables import write_table
 
@@ -17,17 +15,13 @@ def cmd_passk_table(a):
     from rlvr_support.analysis.markdown import ci_markdown
     from rlvr_support.analysis.passk_table import headline_table, passk_table
     from rlvr_support.analysis.scores import parse_score_path
-    from rlvr_support.storage.atomic import write_text
 
     files = [parse_score_path(p, a.scores_root) for p in a.scores]
     table = passk_table(files, n_boot=a.cfg["bootstrap"], ci=a.cfg["ci"], seed=a.cfg["seed"])
     write_table(table, a.out)
     if a.headline:
         head = headline_table(table)
-        write_text(a.headline, head.to_csv(index=False, float_format="%.6f"))
-        md = ci_markdown(head, ["pass@1", "best@kmax", "coverage@kmax"])
-        write_text(Path(a.headline).with_suffix(".md"), md)
-        print(md)
+        print(write_table(head, a.headline, markdown=ci_markdown(head, ["pass@1", "best@kmax", "coverage@kmax"])))
     if a.out_difficulty:
         from rlvr_support.analysis.difficulty_table import difficulty_table
 

@@ -13,7 +13,7 @@ CFG_HELP = "the config's `analysis` section as JSON"
 
 
 def cmd_perplexity(a):
-    from rlvr_support.analysis.perplexity import perplexity_run
+    from rlvr_support.probes.perplexity import perplexity_run
     from rlvr_support.storage.atomic import write_parquet
 
     require_gpus(a.gpus)

@@ -12,7 +12,7 @@ CFG_HELP = "the config's `analysis` section as JSON"
 
 
 def cmd_perplexity_table(a):
-    from rlvr_support.analysis.perplexity import perplexity_table
+    from rlvr_support.probes.perplexity import perplexity_table
     from rlvr_support.analysis.runs import parse_files
     from rlvr_support.storage.atomic import read_parquet
 

@@ -13,7 +13,7 @@ CFG_HELP = "the config's `analysis` section as JSON"
 
 
 def cmd_positional_js(a):
-    from rlvr_support.analysis.positional_js import positional_js_runs
+    from rlvr_support.probes.positional_js import positional_js_runs
     from rlvr_support.storage.atomic import write_parquet
 
     # one job per checkpoint covers all its eval sets: one process start and model load, not one per eval set

@@ -6,28 +6,22 @@ Run by `remedy_table` (workflow/rules/remedies.smk); registered by cli/main.py.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from rlvr_support.cli.args import json_arg as _json
+from rlvr_support.cli.tables import write_table
 
 
 def cmd_remedy_table(a):
     from rlvr_support.analysis.remedy_comparison import comparison_markdown, comparison_table
     from rlvr_support.analysis.scores import parse_score_path
-    from rlvr_support.storage.atomic import write_text
 
     files = [parse_score_path(p, a.scores_root) for p in a.scores]
     table = comparison_table(files, n_boot=a.cfg["bootstrap"], ci=a.cfg["ci"], seed=a.cfg["seed"])
-    write_text(a.out, table.to_csv(index=False, float_format="%.6f"))
-    md = comparison_markdown(table)
-    write_text(Path(a.out).with_suffix(".md"), md)
-    print(md)
+    print(write_table(table, a.out, markdown=comparison_markdown(table)))
     if a.out_teachers:
         from rlvr_support.analysis.remedy_comparison import teacher_markdown, teacher_table
 
         teachers = teacher_table(table, a.teachers or {})
-        write_text(a.out_teachers, teachers.to_csv(index=False, float_format="%.6f"))
-        write_text(Path(a.out_teachers).with_suffix(".md"), teacher_markdown(teachers))
+        write_table(teachers, a.out_teachers, markdown=teacher_markdown(teachers))
 
 
 def register(verb) -> None:

@@ -1,5 +1,5 @@
 """`python -m rlvr_support results-doc`: the results page (docs/results.md) generated from a finished results tree
-(lineage/results_page.py). Run by no rule: it reads a finished tree (make results-doc); registered by cli/main.py.
+(review/results_page.py). Run by no rule: it reads a finished tree (make results-doc); registered by cli/main.py.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 
 
 def cmd_results_doc(a):
-    from rlvr_support.lineage import results_page
+    from rlvr_support.review import results_page
     from rlvr_support.storage.atomic import write_text
 
     out = Path(a.out)

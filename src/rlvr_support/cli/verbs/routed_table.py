@@ -6,10 +6,8 @@ Run by `routed_table` (workflow/rules/routed.smk); registered by cli/main.py.
 
 from __future__ import annotations
 
-import time
-from pathlib import Path
-
 from rlvr_support.cli.args import json_arg as _json
+from rlvr_support.cli.tables import write_table
 
 
 def cmd_routed_table(a):
@@ -18,15 +16,11 @@ def cmd_routed_table(a):
     from rlvr_support.analysis.markdown import ci_markdown
     from rlvr_support.analysis.routed_table import routed_summary, routed_table
     from rlvr_support.analysis.scores import parse_score_path
-    from rlvr_support.storage.atomic import write_text
 
     files = [parse_score_path(p, a.scores_root) for p in a.scores]
     table = routed_table(pd.read_csv(a.plain_table), files, n_boot=a.cfg["bootstrap"], ci=a.cfg["ci"],
                          seed=a.cfg["seed"])
-    write_text(a.out, table.to_csv(index=False, float_format="%.6f"))
-    md = ci_markdown(routed_summary(table), ["pass@1", "best@kmax"])
-    write_text(Path(a.out).with_suffix(".md"), md)
-    print(md)
+    print(write_table(table, a.out, markdown=ci_markdown(routed_summary(table), ["pass@1", "best@kmax"])))
 
 
 def register(verb) -> None:

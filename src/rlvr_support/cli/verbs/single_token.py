@@ -13,7 +13,7 @@ from rlvr_support.models.devices import require_gpus
 
 
 def cmd_single_token(a):
-    from rlvr_support.analysis.single_token import single_token_run
+    from rlvr_support.probes.single_token import single_token_run
     from rlvr_support.models.devices import require_gpus
     from rlvr_support.storage.atomic import write_parquet
 

@@ -6,15 +6,14 @@ Run by `single_token_table` (workflow/rules/single_token.smk); registered by cli
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from rlvr_support.cli.args import json_arg as _json
+from rlvr_support.cli.tables import write_table
 
 
 def cmd_single_token_table(a):
-    from rlvr_support.analysis.single_token import single_token_summary, single_token_table
+    from rlvr_support.probes.single_token import single_token_summary, single_token_table
     from rlvr_support.analysis.markdown import df_to_markdown
-    from rlvr_support.storage.atomic import read_parquet, write_text
+    from rlvr_support.storage.atomic import read_parquet
 
     c = a.cfg
     runs = {}
@@ -25,9 +24,9 @@ def cmd_single_token_table(a):
 
     t = single_token_table({k: pd.concat(v, ignore_index=True) for k, v in runs.items()},
                            patterns=c["opening_modes"], n_boot=c["bootstrap"], ci=c["ci"], seed=c["seed"])
-    write_text(a.out, t.to_csv(index=False, float_format="%.6f"))
-    write_text(Path(a.out).with_suffix(".md"), df_to_markdown(single_token_summary(t), 3))
-    print(single_token_summary(t).to_string())
+    summary = single_token_summary(t)
+    write_table(t, a.out, markdown=df_to_markdown(summary, 3))  # the .md shows the summary, not every row
+    print(summary.to_string())
 
 
 def register(verb) -> None:

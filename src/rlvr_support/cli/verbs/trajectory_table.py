@@ -9,9 +9,9 @@ Run by `trajectory_table` (workflow/rules/trajectory.smk); registered by cli/mai
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from rlvr_support.cli.args import json_arg as _json
+from rlvr_support.cli.tables import write_table
 
 
 class _Points(argparse.Action):
@@ -25,13 +25,6 @@ class _Points(argparse.Action):
         setattr(namespace, "point_files", [str(p[key]) for p in points for key in ("samples", "scores") if key in p])
 
 
-def _write(df, out: str, markdown) -> None:
-    from rlvr_support.storage.atomic import write_text
-
-    write_text(out, df.to_csv(index=False, float_format="%.6f"))
-    write_text(Path(out).with_suffix(".md"), markdown(df))
-
-
 def cmd_trajectory_table(a):
     from rlvr_support.analysis.trajectory import association_markdown, association_table, trajectory_markdown, \
         trajectory_table
@@ -39,9 +32,8 @@ def cmd_trajectory_table(a):
     c = a.cfg
     traj = trajectory_table(a.points, k=c["k"], n_boot=c["bootstrap"], ci=c["ci"], seed=c["seed"])
     assoc = association_table(traj, n_boot=c["bootstrap"], ci=c["ci"], seed=c["seed"])
-    _write(traj, a.out, trajectory_markdown)
-    _write(assoc, a.out_association, association_markdown)
-    print(association_markdown(assoc))
+    write_table(traj, a.out, markdown=trajectory_markdown(traj))
+    print(write_table(assoc, a.out_association, markdown=association_markdown(assoc)))
 
 
 def register(verb) -> None:

@@ -1,5 +1,5 @@
 """`python -m rlvr_support why <output>`: which params and code files make Snakemake rerun the job that
-makes a file, and which planned jobs upstream rerun for a reason of their own (lineage/rerun_reasons.py).
+makes a file, and which planned jobs upstream rerun for a reason of their own (review/rerun_reasons.py).
 
 Run by hand before a run, from the working directory of the results (or with --directory), with
 the config(s) the run uses; it builds the DAG like `snakemake -n` and submits nothing, so it
@@ -17,7 +17,7 @@ def _repo_snakefile() -> Path:
 
 
 def cmd_why(a):
-    from rlvr_support.lineage.rerun_reasons import Plan, explain
+    from rlvr_support.review.rerun_reasons import Plan, explain
 
     config = None
     if a.config:
