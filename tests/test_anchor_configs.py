@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from rlvr_support.analysis.budget import budget_config, plan
+from rlvr_support.planning.budget import budget_config, plan
 from rlvr_support.config.benchmarks import benchmark_sampling
 from rlvr_support.config.defaults import fill_defaults
 from rlvr_support.config.validate import load_config

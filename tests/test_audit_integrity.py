@@ -1,6 +1,6 @@
 """Damaged, swapped and forged results are found: by every job before it reads its inputs
-(lineage/integrity.py, called from provenance.begin) and by `audit` (lineage/audit.py, which
-recomputes every table: lineage/recompute.py), on a small results tree with real sidecars
+(lineage/integrity.py, called from provenance.begin) and by `audit` (review/audit.py, which
+recomputes every table: review/recompute.py), on a small results tree with real sidecars
 written by the project's own provenance writer and a table and figure made by their verbs."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from conftest import SMOKE_CONFIG
 from provenance_helpers import declare
 from rlvr_support.cli.main import main, rerun_verb
 from rlvr_support.lineage import provenance as prov
-from rlvr_support.lineage.audit import run as audit
+from rlvr_support.review.audit import run as audit
 from rlvr_support.storage.atomic import read_jsonl, write_json, write_parquet
 
 CONFIG = yaml.safe_load(SMOKE_CONFIG.read_text())
@@ -469,6 +469,6 @@ def test_recomputing_with_several_processes_finds_the_same(tree):
     rc = audit("results", say=lines.append, rerun=rerun_verb, jobs=2)
     assert rc == 1 and lines[-1] == f"error: {HEADLINE} is not what its inputs give when recomputed (differs)", lines
     assert sum(p.startswith("PROBLEM ") for p in lines) == 1, lines
-    from rlvr_support.lineage.audit import _table_jobs
+    from rlvr_support.review.audit import _table_jobs
 
     assert len({json.dumps(rec["command"]) for rec, _ in _table_jobs(Path("results"))}) == 2

@@ -1,4 +1,4 @@
-"""The budget (analysis/budget.py, verb `budget`): sequence and job counts per rule kind checked by
+"""The budget (planning/budget.py, verb `budget`): sequence and job counts per rule kind checked by
 hand and against Snakemake's plan; the estimate of generated tokens checked against what the smoke
 and SmolLM2 runs really generated, with lengths measured on the base's samples only (a pilot)."""
 
@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from rlvr_support.analysis.budget import (budget_config, budget_tasks, eval_prompt_counts, plan, probe_steps,
+from rlvr_support.planning.budget import (budget_config, budget_tasks, eval_prompt_counts, plan, probe_steps,
                                           prompt_jobs, rollouts_per_step, toy_params)
 from rlvr_support.config.defaults import fill_defaults
 from rlvr_support.config.validate import validate_config
@@ -308,7 +308,7 @@ def test_paper_config_budget_runs_on_known_sizes():
                                     "limit-simplerl.yaml"])
 def test_paper_configs_runtimes_cover_their_estimated_hours_per_job(config):
     """Each GPU job kind's resources.<kind>.runtime holds the hours the throughput model estimates for one job."""
-    from rlvr_support.analysis.budget import runtime_problems
+    from rlvr_support.planning.budget import runtime_problems
 
     cfg = budget_config(fill_defaults(validate_config(yaml.safe_load((REPO / "configs" / config).read_text()))))
     rows, _ = plan(copy.deepcopy(cfg))

@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from rlvr_support.analysis.budget import budget_config, prompt_jobs
+from rlvr_support.planning.budget import budget_config, prompt_jobs
 from rlvr_support.cli.main import main
 from rlvr_support.config.defaults import fill_defaults
 from rlvr_support.config.validate import load_config, validate_config

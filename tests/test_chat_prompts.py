@@ -42,7 +42,7 @@ def _rendered(manifest, prompts_path):
 
 
 def test_base_metrics_renders_chat_prompts(chat_ckpt, prompts, monkeypatch):
-    from rlvr_support.analysis import base_metrics
+    from rlvr_support.probes import base_metrics
 
     from rlvr_support.sampling.backends import Sampler
     from rlvr_support.sampling.prompts import prompt_ids
@@ -81,7 +81,7 @@ def test_support_monitor_renders_chat_prompts(chat_ckpt, prompts, monkeypatch, t
 
 
 def test_positional_js_teacher_forces_on_the_rendered_prompt(chat_ckpt, prompts, monkeypatch, tmp_path):
-    from rlvr_support.analysis import positional_js, teacher_forcing
+    from rlvr_support.probes import positional_js, teacher_forcing
 
     tok, _, chat = _rendered(chat_ckpt, prompts)
     s = write_samples(tmp_path / "samples", "base", "math", {f"math-eval-{i:05d}": [[10, 11]] for i in range(2)})
@@ -100,7 +100,7 @@ def test_positional_js_teacher_forces_on_the_rendered_prompt(chat_ckpt, prompts,
 
 
 def test_opening_intervention_forces_after_the_rendered_prompt(chat_ckpt, prompts, monkeypatch, tmp_path):
-    from rlvr_support.analysis import opening_intervention
+    from rlvr_support.probes import opening_intervention
     from rlvr_support.sampling import hf
 
     tok, _, chat = _rendered(chat_ckpt, prompts)

@@ -232,7 +232,7 @@ JS_CASES = {"early": ([0.3] * 4, [0.1] * 4, 0.2, "agree"),
 
 @pytest.mark.parametrize("case", JS_CASES)
 def test_js_share_claim_reads_early_minus_late_of_base_prefixes(tmp_path, case):
-    from rlvr_support.analysis.positional_js import js_tables
+    from rlvr_support.probes.positional_js import js_tables
 
     early, late, effect, verdict = JS_CASES[case]
     paths = []
@@ -261,7 +261,7 @@ PPL_CASES = {"up": ([1.6] * 5, [1.2] * 5, 0.4, "agree"),
 
 @pytest.mark.parametrize("case", PPL_CASES)
 def test_perplexity_claim_reads_the_pooled_style_nll_difference(tmp_path, case):
-    from rlvr_support.analysis.perplexity import perplexity_table
+    from rlvr_support.probes.perplexity import perplexity_table
 
     so, step, effect, verdict = PPL_CASES[case]
 

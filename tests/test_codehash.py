@@ -102,7 +102,7 @@ def test_every_package_module_hashes_without_error():
 
 
 def test_closure_follows_imports_inside_functions(pkg):
-    files = _rel(codehash.files_of("analysis.opening_intervention"), pkg)
+    files = _rel(codehash.files_of("probes.opening_intervention"), pkg)
     # intervention_run imports sampling and scoring inside the function
     assert {"sampling/backends.py", "sampling/jobs.py", "scoring/score.py", "metrics/openings.py",
             "storage/atomic.py", "analysis/__init__.py"} <= files

@@ -1,4 +1,4 @@
-"""Two results trees compared by the sha256 their sidecars record (lineage/compare_trees.py, `compare`),
+"""Two results trees compared by the sha256 their sidecars record (review/compare_trees.py, `compare`),
 on copies of the stored three-seed tree (tests/data/results-doc/) with one recorded hash changed, or with a
 checkpoint manifest written into them (the stored tree holds none) that records other wall-clock seconds."""
 
@@ -11,7 +11,7 @@ import pytest
 
 from conftest import REPO
 from rlvr_support.cli.main import main
-from rlvr_support.lineage.compare_trees import compare_trees, recorded_hashes
+from rlvr_support.review.compare_trees import compare_trees, recorded_hashes
 from rlvr_support.lineage.sidecar import sha256_file
 
 STORED = REPO / "tests" / "data" / "results-doc" / "results"

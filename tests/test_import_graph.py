@@ -13,10 +13,16 @@ import pytest
 from rlvr_support.lineage.codehash import PACKAGE
 
 # lowest first: a folder may import its own modules and those of folders before it
-LAYERS = ["storage", "config", "metrics", "scoring", "data", "models", "sampling", "imports", "training", "planning", "analysis",
-          "figures", "lineage", "cli"]
+LAYERS = ["storage", "config", "metrics", "scoring", "data", "models", "sampling", "imports", "training",
+          "lineage",   # per-job provenance: sidecars, input integrity, code hashes, the study tree
+          "analysis",  # table builders: read run files, write tables; load no model
+          "probes",    # analyses that load and run models (JS, perplexity, interventions, base metrics)
+          "planning",  # the plan before a run: shapes, GPUs, memory, throughput, the pilot, the budget
+          "figures",
+          "review",    # tools a user runs on a results tree: audit, compare, why, the results page
+          "cli"]
 LOWER = ("metrics", "scoring", "models")
-UPPER = ("analysis", "figures", "cli")
+UPPER = ("analysis", "probes", "figures", "review", "cli")
 
 
 def _modules() -> dict[str, Path]:
@@ -77,7 +83,7 @@ def test_no_folder_imports_a_folder_above_it():
 
 
 @pytest.mark.parametrize("lower", LOWER)
-def test_lower_layers_import_nothing_from_analysis_figures_or_cli(lower):
+def test_lower_layers_import_nothing_from_the_upper_ones(lower):
     bad = [f"{m} -> {d}" for m, deps in GRAPH.items() if _folder(m) == lower for d in deps if _folder(d) in UPPER]
     assert not bad, bad
 
@@ -104,7 +110,7 @@ def test_no_import_cycles():
 
 
 def test_the_graph_sees_imports_inside_functions():
-    # sampling/jobs.py's routed and vLLM paths, analysis' model loading: a test that found no
+    # sampling/jobs.py's routed and vLLM paths, the probes' model loading: a test that found no
     # edges would pass whatever the package did
-    assert "rlvr_support.sampling.jobs" in GRAPH["rlvr_support.analysis.opening_intervention"]
+    assert "rlvr_support.sampling.jobs" in GRAPH["rlvr_support.probes.opening_intervention"]
     assert "rlvr_support.sampling.vllm_backend" in GRAPH["rlvr_support.sampling.backends"]

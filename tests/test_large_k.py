@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from conftest import REPO, SMOKE_CONFIG
-from rlvr_support.analysis.budget import budget_config, plan_model, Lengths
+from rlvr_support.planning.budget import budget_config, plan_model, Lengths
 from rlvr_support.config.checkpoints import analysis_checkpoints
 from rlvr_support.config.defaults import fill_defaults
 from rlvr_support.config.validate import ConfigError, load_config, validate_config

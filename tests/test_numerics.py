@@ -23,7 +23,7 @@ import yaml
 from conftest import REPO, SMOKE_CONFIG
 from rlvr_support.config import numerics
 from rlvr_support.config.defaults import fill_defaults
-from rlvr_support.lineage.mixed_numerics import mixed_numerics, numerics_facts, unrecorded
+from rlvr_support.review.mixed_numerics import mixed_numerics, numerics_facts, unrecorded
 
 CFG = yaml.safe_load(SMOKE_CONFIG.read_text())
 
@@ -146,7 +146,8 @@ def test_a_job_without_torch_is_compared_on_what_it_has():
 def test_audit_of_a_tree_reports_mixed_numerics(tmp_path, monkeypatch):
     import argparse
 
-    from rlvr_support.lineage import audit, provenance
+    from rlvr_support.lineage import provenance
+    from rlvr_support.review import audit
 
     monkeypatch.chdir(tmp_path)
     tree = tmp_path / "results"

@@ -1,7 +1,7 @@
 import pandas as pd
 import pytest
 
-from rlvr_support.analysis.opening_intervention import intervention_run, intervention_tables, top_openings
+from rlvr_support.probes.opening_intervention import intervention_run, intervention_tables, top_openings
 from rlvr_support.data.toyworld.tokenizer import build_tokenizer
 from rlvr_support.figures.intervention_bars import plot_intervention
 from benchmark_samples import sample, write_benchmark_files

@@ -188,7 +188,7 @@ def _profile_attempts() -> int:
 
 
 def _paper_plan(workdir: Path, *overlays: Path):
-    from rlvr_support.lineage.rerun_reasons import Plan
+    from rlvr_support.review.rerun_reasons import Plan
 
     return Plan(["all"], workdir, REPO / "Snakefile", [REPO / "configs" / "paper.yaml", *overlays])
 

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 import torch
 
-from rlvr_support.analysis.perplexity import perplexity_run, perplexity_table
+from rlvr_support.probes.perplexity import perplexity_run, perplexity_table
 from rlvr_support.models.loading import load_policy
 from rlvr_support.figures.perplexity_bars import plot_perplexity
 from support_helpers import math_prompts, tiny_checkpoint

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from rlvr_support.analysis.budget import budget_config, load_pilot, plan, report_markdown
+from rlvr_support.planning.budget import budget_config, load_pilot, plan, report_markdown
 from rlvr_support.config.defaults import fill_defaults
 from rlvr_support.config.validate import validate_config
 from rlvr_support.planning.gpus import GPUS

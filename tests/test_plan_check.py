@@ -129,7 +129,7 @@ def test_cpu_check_runs_the_grpo_stage_through_the_studys_trainer(wheelhouse_che
 
 
 def test_budget_reads_the_check(wheelhouse_check, tmp_path):
-    from rlvr_support.analysis.budget import budget_config, load_pilot, plan, report_markdown
+    from rlvr_support.planning.budget import budget_config, load_pilot, plan, report_markdown
     from rlvr_support.config.defaults import fill_defaults
     from rlvr_support.config.validate import validate_config
 

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 import torch
 
-from rlvr_support.analysis.positional_js import (
+from rlvr_support.probes.positional_js import (
     _curve_stats,
     choose_prompts,
     js_tables,
@@ -13,7 +13,7 @@ from rlvr_support.analysis.positional_js import (
     select_samples,
 )
 from rlvr_support.analysis.runs import parse_files
-from rlvr_support.analysis.teacher_forcing import response_ids, response_logprobs
+from rlvr_support.probes.teacher_forcing import response_ids, response_logprobs
 from rlvr_support.models.loading import load_policy
 from rlvr_support.figures.js_curves import plot_js_curves
 from support_helpers import math_prompts, tiny_checkpoint, write_samples

@@ -15,7 +15,7 @@ import yaml
 
 from conftest import SMOKE_CONFIG
 from rlvr_support.lineage import provenance as prov
-from rlvr_support.lineage.audit import run as run_audit
+from rlvr_support.review.audit import run as run_audit
 from rlvr_support.cli.main import main, rerun_verb
 
 WORLD = json.dumps(yaml.safe_load(SMOKE_CONFIG.read_text())["world"])

@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from conftest import REPO, SMOKE_CONFIG
-from rlvr_support.lineage.rerun_reasons import Plan, code_changes, explain, param_changes
+from rlvr_support.review.rerun_reasons import Plan, code_changes, explain, param_changes
 
 OLD = {"cli/verbs/score.py": "a" * 16, "scoring/score.py": "b" * 16, "scoring/verifiers/ifeval.py": "c" * 16}
 

@@ -1,4 +1,4 @@
-"""docs/results.md's tables cannot drift from the results tree they came from (lineage/results_page.py).
+"""docs/results.md's tables cannot drift from the results tree they came from (review/results_page.py).
 
 tests/data/results-doc/ holds the files the page is made of (the tables and their sidecars, the
 checkpoint manifests' sidecars), copied from a finished run with `results-doc --copy-inputs`; the
@@ -19,7 +19,7 @@ from conftest import REPO
 from rlvr_support.analysis.papers import INVISIBLE_LEASH, PAPERS, SUPPORT_RESHAPING, cite, titled
 from rlvr_support.analysis.resample import MIN_VERDICT_SEEDS
 from rlvr_support.cli.main import main
-from rlvr_support.lineage import results_page
+from rlvr_support.review import results_page
 
 STORED = REPO / "tests" / "data" / "results-doc" / "results"
 PAGE = REPO / "docs" / "results.md"

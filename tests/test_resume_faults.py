@@ -290,7 +290,7 @@ def test_rules_hash_the_code_the_resume_fingerprint_names(tmp_path):
     train job of the smoke DAG (their verifiers and remedies differ) and the pretraining."""
     from conftest import REPO, SMOKE_CONFIG
     from rlvr_support.lineage.job_code import job_hash
-    from rlvr_support.lineage.rerun_reasons import Plan
+    from rlvr_support.review.rerun_reasons import Plan
     from rlvr_support.scoring.verifiers.families import parse
 
     with Plan(["all"], tmp_path, REPO / "Snakefile", [SMOKE_CONFIG]) as plan:

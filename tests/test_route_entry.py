@@ -2,7 +2,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rlvr_support.analysis.positional_js import _per_prompt_sums
+from rlvr_support.analysis.js_sums import _per_prompt_sums
 from rlvr_support.analysis.route_entry import route_entry_from_sums, route_entry_table
 from rlvr_support.analysis.runs import parse_files
 from rlvr_support.metrics.divergence import route_entry_ratio

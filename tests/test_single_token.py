@@ -14,7 +14,7 @@ import pytest
 import torch
 
 from conftest import REPO
-from rlvr_support.analysis.single_token import per_prompt_values, single_token_table
+from rlvr_support.probes.single_token import per_prompt_values, single_token_table
 from rlvr_support.config.validate import ConfigError, load_config, validate_config
 from rlvr_support.sampling.single_token import generate_single_token
 
@@ -183,7 +183,7 @@ def test_top_tokens_match_a_forward_pass_of_each_prompt_alone(pair):
 def test_the_run_scores_both_directions_on_tiny_checkpoints(tmp_path):
     from support_helpers import tiny_checkpoint
 
-    from rlvr_support.analysis.single_token import single_token_run
+    from rlvr_support.probes.single_token import single_token_run
 
     ckpt, base = tiny_checkpoint(tmp_path / "ckpt", 0), tiny_checkpoint(tmp_path / "base", 1)
     prompts = tmp_path / "math.jsonl"
@@ -322,7 +322,7 @@ def test_a_budget_longer_than_the_toy_model_reaches_names_the_key():
 
 
 def test_the_budget_counts_the_single_token_samples():
-    from rlvr_support.analysis.budget import Lengths, budget_config, plan_model
+    from rlvr_support.planning.budget import Lengths, budget_config, plan_model
     from rlvr_support.config.defaults import fill_defaults
 
     cfg = budget_config(fill_defaults(load_config(REPO / "config.yaml")))

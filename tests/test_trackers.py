@@ -122,7 +122,7 @@ def test_train_jobs_read_report_to_only_when_it_names_a_tracker(tmp_path):
     command names the job's log folder."""
     import yaml
     from conftest import REPO, SMOKE_CONFIG
-    from rlvr_support.lineage.rerun_reasons import Plan
+    from rlvr_support.review.rerun_reasons import Plan
 
     overlay = tmp_path / "tensorboard.yaml"
     overlay.write_text(yaml.safe_dump({"rl": {"report_to": "tensorboard"}}))

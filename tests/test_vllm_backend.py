@@ -111,7 +111,7 @@ def test_the_opening_intervention_runs_on_vllm_with_the_same_forced_openings(toy
 
     import pandas as pd
 
-    from rlvr_support.analysis.opening_intervention import intervention_run
+    from rlvr_support.probes.opening_intervention import intervention_run
     from rlvr_support.storage.atomic import write_parquet
 
     d, _, tok = toy_dir

@@ -16,7 +16,7 @@ if str(Path(workflow.basedir) / "src") not in os.environ.get("PYTHONPATH", "").s
         p for p in (str(Path(workflow.basedir) / "src"), os.environ.get("PYTHONPATH")) if p
     )
 
-from rlvr_support.analysis.budget import budget_config
+from rlvr_support.planning.budget import budget_config
 from rlvr_support.cli.failed_jobs import failed_job_logs
 from rlvr_support.config.chains import CHAIN_RE, TASKS, distill_teacher, parent_chain, parse_chain, stage_task
 from rlvr_support.config.checkpoints import (

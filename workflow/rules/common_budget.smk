@@ -7,5 +7,5 @@ def get_budget_prompts():
 
 
 def get_budget_cfg():
-    """The keys the budget reads (analysis/budget.py budget_config), as JSON."""
+    """The keys the budget reads (planning/budget.py budget_config), as JSON."""
     return compact_json(budget_config(config))

@@ -3,7 +3,7 @@
 The ids number the study's source documents, which are not in the repository; readers know the papers
 by title. So the claims table names a paper by its short title (`cite`), the results page gives the
 full titles in a legend (`legend`), and a claims table written before this registry, which holds ids
-(`000, 003`), is rendered through the same registry (`titled`, lineage/results_page.py).
+(`000, 003`), is rendered through the same registry (`titled`, review/results_page.py).
 """
 
 from __future__ import annotations

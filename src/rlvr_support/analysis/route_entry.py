@@ -1,6 +1,6 @@
 """Route-entry localisation: the JS divergence at the first response position against the mean
 interior JS (metrics.divergence.route_entry_ratio), per pair of models (checkpoint vs base),
-eval set, benchmark and prefix source, beside the position curves of analysis.positional_js.
+eval set, benchmark and prefix source, beside the position curves of probes.positional_js.
 
 Source: the support-reshaping paper finds the base-RLVR divergence concentrated where the route is entered, the
 first response token carrying 9.8x to 106.7x the interior JS on AIME.  Read from the positional-JS
@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from rlvr_support.metrics.divergence import route_entry_ratio
-from rlvr_support.analysis.positional_js import per_seed_sums
+from rlvr_support.analysis.js_sums import per_seed_sums
 from rlvr_support.analysis.resample import grouped_sum_bootstrap
 from rlvr_support.analysis.runs import relation
 from rlvr_support.analysis.scores import ScoreFile
@@ -39,7 +39,7 @@ def _stats(T: int):
 
 def route_entry_from_sums(per_seed: list[np.ndarray], T: int, *, n_boot: int, ci: float, seed: int) -> dict:
     """{js_first, js_interior, ratio (each with _lo, _hi), ratio_seed_std} from per-seed (P, 2T) per-prompt
-    sums (analysis.positional_js._per_prompt_sums layout)."""
+    sums (analysis.js_sums._per_prompt_sums layout)."""
     point, low, high, spread = grouped_sum_bootstrap(per_seed, _stats(T), n_boot=n_boot, ci=ci, seed=seed)
     out = {}
     for j, name in enumerate(("js_first", "js_interior", "ratio")):

@@ -50,7 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
 def rerun_verb(argv: list[str], scratch) -> dict:
     """Run a verb again, in-process, as a sidecar recorded its command line, with its outputs written
     under `scratch` instead; returns {recorded output: where the rerun wrote it}. What `audit`
-    recomputes a table with (lineage/recompute.py); nothing is written beside the tree, no sidecar."""
+    recomputes a table with (review/recompute.py); nothing is written beside the tree, no sidecar."""
     import contextlib
     import io
     from pathlib import Path

@@ -180,7 +180,7 @@ def with_analyse_resources(resources: dict) -> dict:
 
 
 
-# The `budget` verb's assumptions (python -m rlvr_support budget; analysis/budget.py). Sequence
+# The `budget` verb's assumptions (python -m rlvr_support budget; planning/budget.py). Sequence
 # counts come from the config; only these are assumed, and the budget table names each one.
 BUDGET_DEFAULTS = {
     # mean response length as a share of the job's max_new_tokens (assumption; --measured replaces it)

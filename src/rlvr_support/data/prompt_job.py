@@ -4,7 +4,7 @@ the arguments of it that define the prompts, read from a study config.
 The data rules pass these as their params (workflow/rules/data.smk through common.smk), so Snakemake
 remakes a prompt file exactly when they change; the job's provenance sidecar records them
 (lineage/provenance.py `args`). The budget compares the two to tell a prompt file of this study from
-one another study left in the same results tree (analysis/budget.py).
+one another study left in the same results tree (planning/budget.py).
 """
 
 from __future__ import annotations

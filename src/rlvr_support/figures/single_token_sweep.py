@@ -1,4 +1,4 @@
-"""Single-token interventions on one eval set (analysis/single_token.py): the change in best@k that
+"""Single-token interventions on one eval set (probes/single_token.py): the change in best@k that
 one swapped token causes, against the position it is swapped at.
 
 One panel per checkpoint and benchmark; one line per direction (the base's token into the

@@ -26,7 +26,7 @@ remedies it names, lineage/job_code.py). Three choices keep the hash exact:
   `python -m`) is followed like an import.
 
 `code_manifest` gives the hash of every file of a job's code, which rules record as their code
-param: the `why` verb (lineage/why.py) compares it with what Snakemake recorded, to name the
+param: the `why` verb (review/rerun_reasons.py) compares it with what Snakemake recorded, to name the
 files whose change reruns a job. `code_hash` is its digest (16 hex digits).
 
 Every parse of the workflow (each `snakemake` command, dry runs included) hashes the ~200 modules the
@@ -229,7 +229,7 @@ def _summary(text: str, filename: str) -> tuple[str, tuple[tuple[str, ...], ...]
 
 def code_manifest(*names: str) -> dict[str, str]:
     """{file relative to the package: file_hash} of every file the hash of `names` covers, in path
-    order (a rule's code param: a changed value names the files that changed, lineage/why.py)."""
+    order (a rule's code param: a changed value names the files that changed, review/rerun_reasons.py)."""
     return {path.relative_to(PACKAGE).as_posix(): file_hash(path) for path in files_of(*names)}
 
 

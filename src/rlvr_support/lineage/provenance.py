@@ -8,7 +8,7 @@ source), package versions, the run's config files (from Snakemake), how the job 
 (`numerics`: pinned or not, torch's kernel capability, MKL's reproducibility branch, threads, numpy's
 kernels, the CPU, GPUs with their CUDA/cuDNN/driver versions; `numerics_record`), host and start/end
 time. `python -m rlvr_support audit` walks these
-pointers down to the data and re-checks every checksum (see audit.py); `begin` checks every input
+pointers down to the data and re-checks every checksum (see review/audit.py); `begin` checks every input
 against its sidecar (and a checkpoint manifest's weights against the manifest) before the verb
 reads it (see integrity.py).
 

@@ -1,6 +1,6 @@
 """Reading provenance sidecars: where a file's sidecar is, what it says about that file.
 
-provenance.py writes the sidecars; integrity.py and audit.py check files against them. The
+provenance.py writes the sidecars; integrity.py and review/audit.py check files against them. The
 reading side lives here, below both, so that the writer can check a job's inputs as it hashes
 them without an import cycle.
 """

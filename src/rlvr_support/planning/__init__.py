@@ -1,1 +1,2 @@
-"""The study's plan before it runs: model shapes, GPUs, memory per GPU job and GRPO/sampling throughput."""
+"""The study's plan before it runs: model shapes, GPUs, memory per GPU job, GRPO/sampling throughput and
+the budget."""

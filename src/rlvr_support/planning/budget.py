@@ -454,7 +454,7 @@ def plan_model(cfg: dict, model: str, counts: dict[str, dict[str, int]], lengths
                     f"x 2 directions x n={st['n']}")
         rows.append(row)
 
-    from rlvr_support.analysis.base_metrics import MODES
+    from rlvr_support.probes.base_metrics import MODES
 
     row = Row(model, "base_metrics", 1)
     per_prompt = sum(n for _, _, n in MODES)

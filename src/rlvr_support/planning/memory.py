@@ -225,7 +225,7 @@ def hf_sample_plan(kind: str, model: str, shape: ModelShape, gpu: GPU, sequences
 
 
 def js_plan(model: str, shape: ModelShape, gpu: GPU, batch: int, positions: int, prompt: int, p: int) -> MemoryPlan:
-    """Position-wise JS (analysis/positional_js.py): the base and a checkpoint on one GPU, teacher-forced
+    """Position-wise JS (probes/positional_js.py): the base and a checkpoint on one GPU, teacher-forced
     batches of `batch` x (prompt + positions) tokens, fp32 log-probs over the vocabulary at each position."""
     plan = MemoryPlan("analyse", model, gpu, keys=["analysis.divergence.batch", "analysis.divergence.max_positions"])
     plan.add("weights (2 models)", 2 * shape.params * p, f"2 x {shape.params / 1e9:.3g}B x {p} B")

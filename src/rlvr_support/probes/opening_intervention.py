@@ -36,7 +36,7 @@ from rlvr_support.metrics.bootstrap import bootstrap_ci, bootstrap_ci_grouped, p
 from rlvr_support.metrics.openings import opening_distribution, openings
 from rlvr_support.analysis.benchmarks import benchmark_column, split_benchmarks, with_token_arrays
 from rlvr_support.analysis.openings_table import key_str, token_rows
-from rlvr_support.analysis.positional_js import choose_per_benchmark
+from rlvr_support.probes.positional_js import choose_per_benchmark
 from rlvr_support.analysis.scores import label_parts
 
 

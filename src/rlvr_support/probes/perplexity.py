@@ -18,7 +18,7 @@ import pandas as pd
 from rlvr_support.config.benchmarks import prompt_benchmark
 from rlvr_support.metrics.bootstrap import bootstrap_ci_grouped
 from rlvr_support.analysis.benchmarks import benchmark_column, split_benchmarks
-from rlvr_support.analysis.positional_js import choose_prompts
+from rlvr_support.probes.positional_js import choose_prompts
 from rlvr_support.analysis.runs import chain_sort_key
 from rlvr_support.analysis.resample import grouped_sum_bootstrap, paired_grouped_diff
 
@@ -32,7 +32,7 @@ def perplexity_run(model_path: str, prompts_path: str, *, count: int, seed: int,
     from rlvr_support.models.devices import model_devices, weights_dtype
     from rlvr_support.models.loading import load_policy
     from rlvr_support.data.toyworld.world import reference_solutions
-    from rlvr_support.analysis.teacher_forcing import response_logprobs
+    from rlvr_support.probes.teacher_forcing import response_logprobs
 
     torch.set_num_threads(threads)
     records = {r["id"]: r for r in read_jsonl(prompts_path) if r["split"] == "eval" and r["task"] == "math"}

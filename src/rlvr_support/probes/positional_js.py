@@ -26,11 +26,12 @@ import numpy as np
 import pandas as pd
 
 from rlvr_support.config.benchmarks import prompt_benchmark
-from rlvr_support.storage.atomic import read_parquet, read_samples
+from rlvr_support.storage.atomic import read_samples
 from rlvr_support.metrics.divergence import js_divergence
 from rlvr_support.analysis.benchmarks import benchmark_column, split_benchmarks, with_token_arrays
 from rlvr_support.analysis.resample import grouped_sum_bootstrap
-from rlvr_support.analysis.runs import by_chain, relation
+from rlvr_support.analysis.js_sums import per_seed_sums
+from rlvr_support.analysis.runs import relation
 from rlvr_support.analysis.scores import ScoreFile
 
 
@@ -98,7 +99,7 @@ def _js_one_set(base, ckpt, tok, fmt: str, base_samples: str, ckpt_samples: str,
                 seed: int) -> pd.DataFrame:
     from rlvr_support.storage.atomic import read_jsonl
     from rlvr_support.models.prompting import render
-    from rlvr_support.analysis.teacher_forcing import response_ids, response_logprobs
+    from rlvr_support.probes.teacher_forcing import response_ids, response_logprobs
 
     # the prompt as the samples were drawn from it (a chat model's template included)
     records = [r for r in read_jsonl(prompts_path) if r["split"] == "eval"]
@@ -131,18 +132,6 @@ def _js_one_set(base, ckpt, tok, fmt: str, base_samples: str, ckpt_samples: str,
     return pd.concat(frames, ignore_index=True)
 
 
-def _per_prompt_sums(df: pd.DataFrame, T: int) -> np.ndarray:
-    """(P, 2T): per prompt, summed JS at each position, then the token count at each position."""
-    ids = sorted(df["prompt_id"].unique())
-    row = {p: i for i, p in enumerate(ids)}
-    out = np.zeros((len(ids), 2 * T))
-    r = df["prompt_id"].map(row).to_numpy()
-    t = df["position"].to_numpy()
-    np.add.at(out, (r, t), df["js"].to_numpy(float))
-    np.add.at(out, (r, T + t), 1.0)
-    return out
-
-
 def _curve_stats(m: int, T: int):
     def fn(sums: np.ndarray) -> np.ndarray:
         js, cnt = sums[..., :T], sums[..., T:]
@@ -156,20 +145,6 @@ def _curve_stats(m: int, T: int):
         return np.concatenate([curve, share[..., None], early[..., None], late[..., None],
                                (early - late)[..., None]], axis=-1)
     return fn
-
-
-def per_seed_sums(files: list[ScoreFile]):
-    """(chain, eval set, benchmark, T, prefix source, per-RL-seed per-prompt sums) of the JS run files,
-    positions 0..T-1: what the position curves and the route-entry ratio both resample."""
-    for (chain, eval_set), group in by_chain(files).items():
-        by_bench: dict[str, list[pd.DataFrame]] = {}
-        for f in group:
-            for bench, part in split_benchmarks(read_parquet(f.path), eval_set).items():
-                by_bench.setdefault(bench, []).append(part)
-        for bench, runs in by_bench.items():
-            T = int(max(r["position"].max() for r in runs)) + 1
-            for source in ("base", "ckpt"):
-                yield chain, eval_set, bench, T, source, [_per_prompt_sums(r[r["source"] == source], T) for r in runs]
 
 
 def js_tables(files: list[ScoreFile], *, m: int, n_boot: int, ci: float, seed: int

@@ -1,9 +1,9 @@
 """`python -m rlvr_support audit`: a result's lineage, with every checksum re-checked.
 
-`audit <file>` follows the provenance sidecars (provenance.py) from a table or figure down to
+`audit <file>` follows the provenance sidecars (lineage/provenance.py) from a table or figure down to
 the data, printing for each file the verb/rule, config, seeds and code version that made it,
 and re-hashing every file on the way (model weights included, against both the checkpoint
-manifest's `sha256` map and its sidecar's `artifacts`: integrity.py). A file is
+manifest's `sha256` map and its sidecar's `artifacts`: lineage/integrity.py). A file is
 
 * *edited* when it no longer matches its own sidecar (or a manifest's record of it);
 * *replaced* when its sidecar describes another file, or when file and sidecar agree but the
@@ -54,8 +54,8 @@ from rlvr_support.lineage.sidecar import (SUFFIX, TREE_FILES, Described, describ
 from rlvr_support.lineage.integrity import Problem, checkpoint_problems, checkpoint_record, own_problems
 from rlvr_support.lineage.integrity import display_path as _display
 from rlvr_support.lineage.integrity import short as _short
-from rlvr_support.lineage.recompute import ABS_TOL, REL_TOL, TABLE_SUFFIXES, Recomputer, Rerun, is_table_job
-from rlvr_support.lineage.mixed_numerics import mixed_numerics, unrecorded
+from rlvr_support.review.recompute import ABS_TOL, REL_TOL, TABLE_SUFFIXES, Recomputer, Rerun, is_table_job
+from rlvr_support.review.mixed_numerics import mixed_numerics, unrecorded
 
 # Folders of a results tree that hold no results: never a finding for lacking sidecars.
 UNTRACKED = {"logs": "Snakemake logs", "benchmarks": "Snakemake benchmark records",
