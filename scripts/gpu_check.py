@@ -195,10 +195,10 @@ def analysis_stages(p: dict, work: Path, out: Path, device: str, threads: int) -
     bfloat16 on a GPU), each timed with its rate in the unit it works in and the peak GPU memory."""
     import torch
 
-    from rlvr_support.analysis.base_metrics import base_metrics
-    from rlvr_support.analysis.opening_intervention import intervention_run
-    from rlvr_support.analysis.perplexity import perplexity_run
-    from rlvr_support.analysis.positional_js import positional_js_runs
+    from rlvr_support.probes.base_metrics import base_metrics
+    from rlvr_support.probes.opening_intervention import intervention_run
+    from rlvr_support.probes.perplexity import perplexity_run
+    from rlvr_support.probes.positional_js import positional_js_runs
     from rlvr_support.sampling.jobs import sample_checkpoint
     from rlvr_support.storage.atomic import read_parquet
 
