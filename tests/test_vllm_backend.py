@@ -143,7 +143,6 @@ def test_the_opening_intervention_runs_on_vllm_with_the_same_forced_openings(toy
             assert text.startswith(opening)
 
 
-
 def test_top_tokens_on_vllm_are_those_of_a_forward_pass(toy_dir, vllm_rows):
     """The single-token intervention's top-2 draw reads a model's most likely first tokens; on vLLM
     from the first step's returned log-probs, locally from one forward pass: the same tokens."""

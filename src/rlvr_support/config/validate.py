@@ -25,7 +25,6 @@ from rlvr_support.config.imports import ImportConfigError, check_imports, study_
 from rlvr_support.config.schema import SCHEMA, config_schema
 
 
-
 class ConfigError(ValueError):
     pass
 

@@ -6,7 +6,6 @@ Run by `figure_entropy` (workflow/rules/support.smk); registered by cli/main.py.
 from __future__ import annotations
 
 
-
 def cmd_figure_entropy(a):
     import pandas as pd
 
