@@ -316,3 +316,41 @@ def test_paper_configs_runtimes_cover_their_estimated_hours_per_job(config):
     tight = copy.deepcopy(cfg)
     tight["resources"]["sample"]["runtime"] = 1  # a minute: every sample job's estimate exceeds it
     assert any("sample" in p for p in runtime_problems(plan(tight)[0]))
+
+
+def test_each_gpu_job_pays_its_start_up_and_grouping_reads_the_weights_once_per_checkpoint(tmp_path):
+    """configs/paper.yaml: each GPU job reads its weights (parameters x 2 B at 2 GB/s) and starts (45 s a sample
+    job's vLLM engine, 180 s a train job, 15 s an HF load; JS reads two models); with resources.sample.group:
+    checkpoint a checkpoint's sample jobs are one SLURM job whose members each start an engine but read the weights
+    once; a pilot's measured start-up replaces the assumed 45 s."""
+    from rlvr_support.config.checkpoints import model_checkpoints
+    from rlvr_support.planning.budget import model_params
+
+    raw = yaml.safe_load((REPO / "configs" / "paper.yaml").read_text())
+    cfg = budget_config(fill_defaults(validate_config(copy.deepcopy(raw))))
+    m = "qwen3-8b-base"
+    read = model_params(cfg, m) * 2 / 2e9
+    k = {r.kind: r for r in plan(copy.deepcopy(cfg))[0] if r.model == m}
+    assert (k["sample"].jobs, k["trajectory"].jobs) == (384, 288)
+    assert k["sample"].startup_gpu_hours == pytest.approx(384 * (45 + read) / 3600)
+    assert k["train"].startup_gpu_hours == pytest.approx(k["train"].jobs * 8 * (180 + read) / 3600)
+    assert k["js"].startup_gpu_hours == pytest.approx(k["js"].jobs * (15 + 2 * read) / 3600)
+    assert k["sample"].slurm_jobs is None
+
+    raw["resources"]["sample"]["group"] = "checkpoint"
+    grouped = budget_config(fill_defaults(validate_config(raw)))
+    g = {r.kind: r for r in plan(copy.deepcopy(grouped))[0] if r.model == m}
+    ckpts = len(model_checkpoints(grouped, m))
+    assert (g["sample"].slurm_jobs, g["trajectory"].slurm_jobs, g["large_k"].slurm_jobs) == (ckpts, 12, 0) == (16, 12, 0)
+    assert g["sample"].startup_gpu_hours == pytest.approx((384 * 45 + ckpts * read) / 3600)
+    assert g["large_k"].startup_gpu_hours == pytest.approx(g["large_k"].jobs * 45 / 3600), "in its checkpoint's job"
+    for kind in ("sample", "trajectory", "train"):  # the work is the same; only the start-up changes
+        assert (g[kind].gpu_hours - g[kind].startup_gpu_hours == pytest.approx(k[kind].gpu_hours - k[kind].startup_gpu_hours))
+    assert g["train"].startup_gpu_hours == pytest.approx(k["train"].startup_gpu_hours)
+
+    pilot = tmp_path / "pilot.json"  # a pilot on no GPU kind the planner knows: only its start-up is used here
+    pilot.write_text(json.dumps({"model_config": {}, "gpu_type": None, "grpo": {}, "sample": {"startup_seconds": 20.0}}))
+    rows, facts = plan(copy.deepcopy(cfg), None, pilot)
+    p = {r.kind: r for r in rows if r.model == m}
+    assert p["sample"].startup_gpu_hours == pytest.approx(384 * (20 + read) / 3600)
+    assert "MEASURED by the pilot" in facts["startup"][m]["sample"][2]

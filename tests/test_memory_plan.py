@@ -147,3 +147,171 @@ def test_parameter_count_of_the_stored_configs(hub):
     with torch.device("meta"):
         model = AutoModelForCausalLM.from_config(cfg)
     assert sum(p.numel() for p in model.parameters()) == shape.params
+
+
+# ---- the update's transient gradients and the weights' dtype
+
+
+def _tiny(family: str, **over) -> ModelShape:
+    return shape_from_config({"model_type": family, "hidden_size": 64, "intermediate_size": 192,
+                              "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+                              "head_dim": 16, "vocab_size": 3000, "max_position_embeddings": 256,
+                              "tie_word_embeddings": False, **over})
+
+
+def made_in_backward(model, ids, labels, shape_of_interest) -> dict:
+    """{dtype: bytes} of every tensor of `shape_of_interest` the backward makes (a dispatch mode sees each
+    operator's outputs), each storage once; not the weights (their slices are views) nor a copy of a weight
+    (TRL's CPU path upcasts the weight chunk for its fp32 matmul, where CUDA's addmm takes out_dtype=float32)."""
+    from torch.multiprocessing.reductions import StorageWeakRef
+    from torch.utils._python_dispatch import TorchDispatchMode
+    from torch.utils._pytree import tree_flatten
+
+    made: dict = {}
+    weights = {StorageWeakRef(p.untyped_storage()).cdata for p in model.parameters()}
+    seen: set = set(weights)
+
+    class Made(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            out = func(*args, **(kwargs or {}))
+            if func is torch.ops.aten._to_copy.default and StorageWeakRef(args[0].untyped_storage()).cdata in weights:
+                return out
+            for t in tree_flatten(out)[0]:
+                if isinstance(t, torch.Tensor) and tuple(t.shape) == shape_of_interest:
+                    key = StorageWeakRef(t.untyped_storage()).cdata
+                    if key not in seen:
+                        seen.add(key)
+                        made[t.dtype] = made.get(t.dtype, 0) + t.untyped_storage().nbytes()
+            return out
+
+    loss = model(input_ids=ids, labels=labels, fused_lm_head=True).loss
+    with Made():
+        loss.backward()
+    return made
+
+
+@pytest.mark.parametrize("family", ["llama", "qwen2"])
+def test_lm_head_and_embedding_gradients_are_what_the_backward_makes(family):
+    """A bf16 model (the compute dtype of every GPU run) on the CPU: TRL's fused LM head accumulates its weight
+    gradient in fp32 and casts it to bf16, and the embedding's backward makes a dense bf16 gradient; the plan's
+    terms against every [vocab x hidden] tensor the backward makes, by dtype."""
+    from rlvr_support.planning.memory import update_terms
+
+    shape = _tiny(family)
+    model = build(shape, torch.bfloat16)
+    model.train()
+    ids = torch.randint(0, shape.vocab, (2, 32), generator=torch.Generator().manual_seed(0))
+    made = made_in_backward(model, ids, ids, (shape.vocab, shape.hidden))
+    terms = {t.name: t.bytes for t in update_terms(shape, 2, 32, 2 * 31, 2, 2, True)}
+    assert terms["LM-head weight gradient (fp32)"] == pytest.approx(made[torch.float32], rel=0.15)
+    assert terms["LM-head weight gradient, cast"] + terms["embedding gradient"] == pytest.approx(
+        made[torch.bfloat16], rel=0.15)
+
+
+def test_fp32_weights_make_no_cast_of_the_lm_head_gradient():
+    """One process keeps the policy in fp32: the fp32 gradient is the weight's (no cast), the embedding's is fp32."""
+    from rlvr_support.planning.memory import update_terms
+
+    shape = _tiny("llama")
+    model = build(shape)
+    model.train()
+    ids = torch.randint(0, shape.vocab, (2, 32), generator=torch.Generator().manual_seed(0))
+    made = made_in_backward(model, ids, ids, (shape.vocab, shape.hidden))
+    terms = {t.name: t.bytes for t in update_terms(shape, 2, 32, 2 * 31, 4, 4, True)}
+    assert "LM-head weight gradient, cast" not in terms and set(made) == {torch.float32}
+    assert terms["LM-head weight gradient (fp32)"] + terms["embedding gradient"] == pytest.approx(
+        made[torch.float32], rel=0.15)
+
+
+@pytest.mark.parametrize("family,checkpointing", [("llama", True), ("qwen3", True), ("qwen2", True),
+                                                   ("llama", False)])
+def test_update_phase_peak_is_what_a_cpu_step_holds(family, checkpointing, monkeypatch):
+    """The whole update phase (activations + the backward's largest moment) against the storages a CPU step
+    holds at its peak, gradients allocated before it (as the GPU check runs it). TRL's LM head on a CPU has no
+    Triton kernel: its torch fallback makes tile-sized temporaries, so the tile is narrowed to 64 columns here,
+    which leaves the recomputed layer's backward the largest moment, as on the GPU."""
+    import trl.trainer.utils as trl_utils
+
+    from rlvr_support.planning import memory
+    from rlvr_support.planning.plan_check import live_bytes_meter, update_batch, update_step
+
+    monkeypatch.setattr(trl_utils, "_CHUNKED_LOGPROB_CHUNK_SIZE", 64)
+    monkeypatch.setattr(memory, "VOCAB_TILE", 64)
+    shape = _tiny(family, hidden_size=128, intermediate_size=512, vocab_size=256, head_dim=32)
+    model = build(shape)
+    model.train()
+    if checkpointing:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)
+            model.gradient_checkpointing_enable()
+    params = list(model.parameters())
+    for p in params:
+        p.grad = torch.zeros_like(p)
+    ids, mask, labels = update_batch(8, 96, 16, shape.vocab, True, "cpu")
+    update_step(model, ids, mask, labels)  # warm-up
+    meter = live_bytes_meter()
+    with meter:
+        meter.start(known=[*params, *(p.grad for p in params), *model.buffers(), ids, mask, labels])
+        update_step(model, ids, mask, labels, meter)
+        peak = meter.peak()
+    terms = memory.update_terms(shape, 8, 96, int((labels[:, 1:] != -100).sum()), 4, 4, checkpointing)
+    planned = memory.MemoryPlan("train", "m", GPUS["h100"], terms=terms).phase("update")
+    assert planned == pytest.approx(peak, rel=0.15), (planned, peak)
+
+
+def test_one_process_and_fsdp_keep_fp32_weights_deepspeed_bf16_ones(tmp_path):
+    """The policy's bytes per parameter as the launch keeps them: fp32 under one process (what training/stage.py
+    loads: models/loading.py load_model's default dtype) and FSDP, bf16 under DeepSpeed; the fp32 model's bytes
+    are the plan's term."""
+    import yaml
+
+    from rlvr_support.config.defaults import fill_defaults
+    from rlvr_support.config.validate import validate_config
+    from rlvr_support.planning.study import train_setup
+
+    raw = yaml.safe_load((stored_config(SMOLLM2).parents[4] / "configs" / "paper.yaml").read_text())
+    spec = {"kind": "hf", "path": SMOLLM2}
+    one = copy_with(raw, {"launcher": "python", "gpu": 1})
+    fsdp_yaml = tmp_path / "fsdp.yaml"
+    fsdp_yaml.write_text("distributed_type: FSDP\nfsdp_config: {fsdp_offload_params: false}\n")
+    fsdp = copy_with(raw, {"accelerate_config": str(fsdp_yaml)})
+    setups = {name: train_setup(fill_defaults(validate_config(r)), spec)
+              for name, r in (("one", one), ("fsdp", fsdp), ("deepspeed", raw))}
+    assert {k: (s.p, s.weight_bytes) for k, s in setups.items()} == {"one": (2, 4), "fsdp": (2, 4),
+                                                                    "deepspeed": (2, 2)}
+    shape = ModelShape(**{**_shapes()["smollm2"].__dict__, "layers": 2})
+    model = build(shape)  # fp32, as load_model loads the policy
+    held = sum(p.numel() * p.element_size() for p in model.parameters())
+    plan = {t.name: t.bytes for t in train_plan("m", shape, setups["one"], GPUS["h100"]).terms}
+    assert plan["policy parameters"] == pytest.approx(held, rel=0.15)
+    assert "fp32 master" not in next(t.how for t in train_plan("m", shape, setups["one"], GPUS["h100"]).terms
+                                     if t.name == "optimizer state")
+
+
+def copy_with(raw: dict, train: dict) -> dict:
+    import copy
+
+    out = copy.deepcopy(raw)
+    out["resources"]["train"].update(train)
+    return out
+
+
+def test_vllms_share_is_of_the_memory_the_device_reports_and_sleep_leaves_some():
+    """gpu_memory_utilization multiplies what the device reports (79.10 GiB on an H100 80GB), not the nominal
+    80 GB; asleep, the engine keeps its CUDA graphs and NCCL buffers through the update."""
+    from rlvr_support.planning.memory import VLLM_SLEEP_LEFTOVER
+
+    shape = _shapes()["smollm2"]
+    base = dict(processes=8, sharding="zero3", offload_optimizer=False, p=2, micro_batch=2, seq_len=256,
+                checkpointing=True, frozen_copies=0, rollout="vllm-colocate", rollout_sequences=8,
+                vllm_utilization=0.5, weight_bytes=2)
+    h100 = GPUS["h100"]
+    assert h100.total_gb == pytest.approx(79.10 * 2 ** 30 / 1e9) and h100.total_gb > h100.mem_gb
+    awake = train_plan("m", shape, TrainSetup(**base), h100)
+    asleep = train_plan("m", shape, TrainSetup(**base, vllm_sleep=True), h100)
+    engine = {t.name: t for t in asleep.terms}
+    assert engine["vLLM engine (colocated)"].bytes == pytest.approx(0.5 * 79.10 * 2 ** 30)
+    assert engine["vLLM engine (colocated)"].phase == "rollout"
+    assert engine["vLLM engine asleep"].bytes == VLLM_SLEEP_LEFTOVER and engine["vLLM engine asleep"].phase == "update"
+    assert "vLLM engine asleep" not in {t.name for t in awake.terms}
+    assert awake.capacity == pytest.approx(79.10 * 2 ** 30)

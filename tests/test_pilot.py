@@ -16,7 +16,7 @@ from rlvr_support.config.defaults import fill_defaults
 from rlvr_support.config.validate import validate_config
 from rlvr_support.planning.gpus import GPUS
 from rlvr_support.planning.shapes import shape_from_config
-from rlvr_support.planning.throughput import Efficiencies, GRPOSetup, efficiencies_from_pilot, grpo_step
+from rlvr_support.planning.throughput import IDEAL, GRPOSetup, efficiencies_from_pilot, grpo_step
 
 REPO = Path(__file__).resolve().parents[1]
 PAPER = REPO / "configs" / "paper.yaml"
@@ -49,6 +49,7 @@ def test_the_quick_pilot_measures_a_real_architecture_with_random_weights(quick_
     assert g["micro_batch"] * 2 == g["setup"]["sequences"], "8 sequences per step in micro-batches of 4"
     assert g["peak_memory_gb_per_rank"][0] > 0
     assert p["sample"]["tokens"] > 0 and p["sample"]["tokens_per_s_per_gpu"] > 0
+    assert p["sample"]["startup_seconds"] > 0, "a sample job's start-up: the load and a one-token request"
 
 
 def test_budget_reads_the_pilot(quick_pilot):
@@ -58,6 +59,7 @@ def test_budget_reads_the_pilot(quick_pilot):
     p = load_pilot(quick_pilot)
     assert "PILOT MEASURED" in md and f"{p['grpo']['tokens_per_s_per_gpu']:.4g} tokens/s per GPU" in md
     assert "utilisations stay assumed" in md, "a CPU pilot measures no GPU's utilisation"
+    assert f"sample {p['sample']['startup_seconds']:.3g} s MEASURED by the pilot" in md, "its start-up replaces 45 s"
     verb = subprocess.run([sys.executable, "-m", "rlvr_support", "budget", "--configfile", str(PAPER),
                            "--measured", str(quick_pilot)], capture_output=True, text=True, timeout=300, cwd=REPO)
     assert verb.returncode == 0 and "PILOT MEASURED" in verb.stdout, verb.stderr[-2000:]
@@ -65,21 +67,29 @@ def test_budget_reads_the_pilot(quick_pilot):
 
 def test_a_gpu_pilots_phase_times_set_the_utilisations(quick_pilot, tmp_path):
     """A pilot on an H100 whose phases took twice the ideal time measures 50 % decode efficiency and MFU; the
-    budget's train rows then use them (and take twice the ideal GPU-hours)."""
+    budget's train rows then use them (and take twice the ideal GPU-hours). Its rollouts ran through transformers
+    generate: a vLLM study (the paper's) takes its MFU, not its decode efficiency."""
     p = load_pilot(quick_pilot)
     p["gpu_type"] = "h100"
     shape, gpu = shape_from_config(p["model_config"]), GPUS["h100"]
     setup = GRPOSetup(**{**p["grpo"]["setup"], "kv_sequences": float("inf")})
-    ideal = grpo_step(shape, gpu, setup, Efficiencies(1.0, 1.0, 1.0, 0.0))
+    assert setup.rollout == "hf"
+    ideal = grpo_step(shape, gpu, setup, IDEAL)
     p["grpo"]["phase_seconds"] = {"rollout": 2 * ideal.rollout_s, "update": 2 * ideal.update_s, "sync": 0.0}
     eff = efficiencies_from_pilot(p, shape, gpu)
     assert eff.decode_efficiency == pytest.approx(0.5) and eff.mfu == pytest.approx(0.5)
     assert eff.measured == {"decode_efficiency", "mfu"}
+    assert efficiencies_from_pilot(p, shape, gpu, study_rollout="vllm").measured == {"mfu"}
     path = tmp_path / "h100.json"
     path.write_text(json.dumps(p))
     cfg = _paper_budget_cfg()
     rows, facts = plan(copy.deepcopy(cfg), None, path)
     train = [r for r in rows if r.kind == "train"]
+    assert train and all("mfu measured 0.5" in r.throughput and "decode_efficiency assumed" in r.throughput
+                         for r in train)
+    hf = copy.deepcopy(cfg)
+    hf["rl"]["rollout_backend"] = "hf"
+    train = [r for r in plan(hf, None, path)[0] if r.kind == "train"]
     assert train and all("decode_efficiency measured" in r.throughput for r in train)
     assumed_rows, _ = plan(copy.deepcopy(cfg), None, None)
     assumed = {r.model: r.gpu_hours for r in assumed_rows if r.kind == "train"}

@@ -108,6 +108,56 @@ def test_command_line_default_resources_replace_the_profiles(tmp_path):
     assert {r["runtime"] for r in jobs["train_stage"]} == {str(yaml.safe_load(SMOKE_CONFIG.read_text())["resources"]["train"]["runtime"])}
 
 
+def _group_jobs(output: str) -> dict[str, list[str]]:
+    """Parse a dry run's group jobs: group id -> the rules of its member jobs."""
+    groups: dict[str, list[str]] = {}
+    group = None
+    for line in output.splitlines():
+        if m := re.match(r"^\[.*\] Group job (\S+) \(jobs", line):
+            group = groups.setdefault(m.group(1), [])
+        elif line.startswith("["):  # a job outside any group
+            group = None
+        elif group is not None and (m := re.match(r"^\s+rule (\w+):", line)):
+            group.append(m.group(1))
+    return groups
+
+
+def test_sample_jobs_of_a_checkpoint_group_into_one_slurm_job(tmp_path):
+    """resources.sample.group: checkpoint: the profile's group-components make each checkpoint's sample jobs (its
+    eval sets; a trajectory point's; routed and large-k sampling) one group job; the outputs stay those of the
+    snapshot, the budget counts the same SLURM jobs, and without the key there is no group."""
+    sys.path.insert(0, str(REPO / "scripts"))
+    from plan_snapshot import planned_outputs
+    from rlvr_support.config.defaults import fill_defaults
+    from rlvr_support.config.validate import validate_config
+    from rlvr_support.planning.budget import budget_config, plan
+
+    raw = yaml.safe_load(SMOKE_CONFIG.read_text())
+    raw["resources"]["sample"]["group"] = "checkpoint"
+    grouped = tmp_path / "grouped.yaml"
+    grouped.write_text(yaml.safe_dump({"resources": {"sample": raw["resources"]["sample"]}}))
+    runs = {}
+    for name, configs in (("off", [SMOKE_CONFIG]), ("on", [SMOKE_CONFIG, grouped])):
+        proc = subprocess.run([SNAKEMAKE, "--profile", "slurm", "all", "-n", "-d", str(tmp_path / name),
+                               "--configfile", *map(str, configs)],
+                              cwd=REPO, capture_output=True, text=True, env=_env(), timeout=300)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        runs[name] = proc.stdout + proc.stderr
+    stats = dict(re.findall(r"^(\w+)\s+(\d+)$", runs["on"], flags=re.M))
+    sample_jobs = int(stats["sample"]) + int(stats["sample_routed"]) + int(stats["sample_large_k"])
+    assert _group_jobs(runs["off"]) == {} and len(_jobs_by_rule(runs["off"])["sample"]) == int(stats["sample"])
+    groups = _group_jobs(runs["on"])
+    # base, 6 trained checkpoints and 3 trajectory points: 10 SLURM jobs for 36 sample jobs
+    assert (len(groups), sum(map(len, groups.values())), sample_jobs) == (10, 36, 36)
+    assert sorted(groups["sample_base"]) == ["sample"] * 3 + ["sample_large_k"] * 3
+    assert sorted(groups["sample_math-if/seed0"]) == ["sample"] * 3 + ["sample_routed"] * 3
+    assert groups["sample_math/seed0/step1"] == ["sample"] * 3
+    rows, _ = plan(budget_config(fill_defaults(validate_config(raw))))
+    assert sum(r.slurm_jobs or 0 for r in rows) == len(groups), "the budget counts Snakemake's group jobs"
+    snapshot = (REPO / "tests/data/plans/smoke.tsv").read_text().splitlines()
+    assert planned_outputs([str(SMOKE_CONFIG), str(grouped)]) == snapshot, "grouping plans the same outputs"
+
+
 # --- real plugin, stand-in SLURM ------------------------------------------------------------------
 
 def _sbatch_by_rule(state: Path) -> dict[str, list[list[str]]]:

@@ -36,3 +36,30 @@ def get_sample_shards(wildcards):
 
 def get_shard(wildcards):
     return wildcards.get("shard", 0)
+
+
+# With resources.sample.group: checkpoint the sample jobs of one checkpoint (every eval set and shard; a
+# trajectory point is a checkpoint of its own; sample_routed and sample_large_k are `use rule sample` and keep
+# the group) form one Snakemake group, submitted as one SLURM job. Snakemake groups only connected jobs unless --group-components lets a
+# group span more; the SLURM profile passes it for this group name, and `--resources sample_slot=1` (local to
+# each submission) makes the group run its members one after another on the job's GPUs.
+SAMPLE_GROUP = "sample_{model}_{ckpt}" if MODELS else "sample_{ckpt}"
+
+
+def get_sample_group():
+    """The `group:` of the sample rules: one per checkpoint (and model), or None (no grouping: the default)."""
+    return SAMPLE_GROUP if config["resources"]["sample"].get("group") == "checkpoint" else None
+
+
+def sample_resources():
+    """job_resources("sample"), plus one `sample_slot` per job when grouped: the profile's --resources
+    sample_slot=1 then lets a group run one member at a time (they share the job's GPUs)."""
+    out = job_resources("sample")
+    if get_sample_group() is not None:
+        out["sample_slot"] = 1
+    return out
+
+
+# each SLURM submission (a group) has its own pool of sample_slot, not the whole cluster
+resource_scopes:
+    sample_slot="local",

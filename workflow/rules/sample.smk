@@ -17,11 +17,13 @@ rule sample:
         f"{RESULTS}/logs/sample/{SAMPLE_JOB}.log",
     benchmark:
         f"{RESULTS}/benchmarks/sample/{SAMPLE_JOB}.tsv"
+    group:
+        get_sample_group()
     conda:
         get_conda_env("sample")
     threads: get_threads("sample")
     resources:
-        **job_resources("sample"),
+        **sample_resources(),
     params:
         cfg=get_sampling_cfg,
         code=get_code("sample"),

@@ -175,9 +175,9 @@ def with_analyse_resources(resources: dict) -> dict:
     """`resources` with `analyse` filled in: the `sample` job's resources (a job that loads the
     same models) and dtype auto, where the config does not give its own."""
     out = copy.deepcopy(dict(resources))
-    out["analyse"] = {**resources["sample"], "nodes": 1, "tasks": 1, "dtype": "auto", **resources.get("analyse", {})}
+    sample = {k: v for k, v in resources["sample"].items() if k != "group"}  # analyses are never grouped
+    out["analyse"] = {**sample, "nodes": 1, "tasks": 1, "dtype": "auto", **resources.get("analyse", {})}
     return out
-
 
 
 # The `budget` verb's assumptions (python -m rlvr_support budget; planning/budget.py). Sequence
@@ -196,6 +196,16 @@ BUDGET_DEFAULTS = {
     "throughput": {},
     # longest prompt in tokens, for the memory plan and the context-length check before the prompts exist
     "max_prompt_tokens": 1024,
+    # a GPU job's start-up beyond reading its weights, in seconds per job kind (assumed; a pilot's measured
+    # sample start-up replaces `sample`): sample, vLLM's engine: Python and CUDA initialisation (~10 s),
+    # torch.compile of the model (~20-30 s on a first start, vLLM's compile cache after), the KV-cache
+    # profiling run and CUDA-graph capture (~10 s for a 7-8B model), as vLLM's start-up log lines report them;
+    # analyse, an HF load: imports, the CUDA context, moving the weights to the GPU; train: accelerate's
+    # processes, NCCL and DeepSpeed ZeRO-3 initialisation and the colocated vLLM engine
+    "startup_s": {"sample": 45, "analyse": 15, "train": 180},
+    # the rate a job reads its weights from disk (assumed): a parallel file system's client reads about
+    # 1-3 GB/s (Lustre, GPFS), a local NVMe 2-7 GB/s; 16.4 GB of Qwen3-8B in bf16 take about 8 s at 2 GB/s
+    "weights_read_gb_per_s": 2.0,
 }
 
 
@@ -205,4 +215,5 @@ def with_budget_defaults(budget: dict | None) -> dict:
     given = copy.deepcopy(dict(budget or {}))
     out = {**copy.deepcopy(BUDGET_DEFAULTS), **given}
     out["throughput"] = copy.deepcopy(given.get("throughput", {}))
+    out["startup_s"] = {**BUDGET_DEFAULTS["startup_s"], **given.get("startup_s", {})}  # one kind given: the others kept
     return out

@@ -11,10 +11,14 @@ What is counted and what is assumed:
   with a measured run (`measure_run`) the mean response length of the base's samples of that
   benchmark (capped at the job's max_new_tokens);
 * GPU-hours divide tokens by per-GPU throughputs (`budget.throughput`, with their sources, or
-  measured on the run); disk multiplies tokens by bytes per token: 12 for the per-token arrays
+  measured on the run, or the throughput model's), each row with a low / expected / high range over the
+  throughput model's stated figures (planning/throughput.py ASSUMED; a measured figure has none); disk multiplies tokens by bytes per token: 12 for the per-token arrays
   (int32 id, float32 log-prob, float32 entropy) of the first `sampling.token_arrays` samples
   per prompt, `budget.text_bytes_per_token` for the text (uncompressed; Parquet compresses);
-  a trained checkpoint and each weight copy a trajectory chain keeps take 4 B per parameter.
+  a trained checkpoint and each weight copy a trajectory chain keeps take 4 B per parameter;
+* each GPU job's start-up (its weights read from disk and its engine started) is a term of its GPU-hours
+  (`add_startup`: `budget.startup_s`, `budget.weights_read_gb_per_s`, or a pilot's measured start-up); sample
+  jobs grouped per checkpoint (`resources.sample.group`) are one SLURM job each, reading the weights once.
 External checkpoints cost no training and no checkpoint disk (their weights live in the hub cache
 or their own folder). Prompt tokens (prefill) are not counted. Pretraining (toy) and perplexity
 (toy) are not budgeted.
@@ -24,7 +28,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from rlvr_support.config.benchmarks import benchmark_sampling, prompt_benchmark, source_name
@@ -94,7 +98,7 @@ def budget_config(config: dict) -> dict:
                      **({"large_k": a["large_k"]} if a.get("large_k") else {}),
                      **({"single_token": a["single_token"]} if a.get("single_token") else {})},
         "resources": {kind: {k: res[kind][k] for k in ("gpu", "nodes", "runtime", "launcher", "accelerate_config",
-                                                       "gpu_type", "gpu_mem_gb") if k in res[kind]}
+                                                       "gpu_type", "gpu_mem_gb", "group") if k in res[kind]}
                       for kind in ("sample", "train", "analyse")},
         "budget": config["budget"],
     }
@@ -314,6 +318,18 @@ class Row:
     throughput: str = "assumed"
     runtime_h: float | None = None
     note: str = ""
+    startup_gpu_hours: float = 0.0  # the part of gpu_hours the jobs spend starting (add_startup)
+    slurm_jobs: int | None = None  # SLURM jobs of grouped sample jobs (resources.sample.group); None: one per job
+    # the GPU-hours of the work itself (cost): expected, and in the low / high case of the throughput model's ranges
+    work_hours: float = 0.0
+    work_low: float = 0.0
+    work_high: float = 0.0
+
+    def gpu_hours_range(self) -> tuple[float, float]:
+        """(low, high) GPU-hours: the work's range (planning/throughput.py ASSUMED, measured figures collapsed) plus
+        what was added to gpu_hours beside the work (the start-up), which has no range."""
+        besides = self.gpu_hours - self.work_hours
+        return self.work_low + besides, self.work_high + besides
 
 
 class Lengths:
@@ -586,9 +602,20 @@ def model_rates(cfg: dict, model: str, measured: Measured | None, eff, train_len
             else:
                 out.step, out.tps[kind] = _grpo(cfg, spec, shape, gpu, eff, train_length)
                 out.hours_per_train_job = cfg["rl"]["steps"] * out.step.total_s / 3600
-            out.how[kind] = "model: " + ", ".join(f"{k} {eff.status(k)}" for k in ("decode_efficiency", "mfu")
-                                                  if kind != "forward" or k == "mfu")
+            out.how[kind] = "model: " + ", ".join(eff.describe(k) for k in figures_of(cfg, kind))
     return out
+
+
+def figures_of(cfg: dict, kind: str) -> list[str]:
+    """The throughput model's figures (planning/throughput.py ASSUMED) a throughput kind's GPU-hours depend on."""
+    if kind == "forward":
+        return ["mfu"]
+    if kind == "sample":
+        return ["decode_efficiency", "mfu"]
+    vllm = cfg["rl"].get("rollout_backend") == "vllm"
+    sleep = vllm and bool((cfg["rl"].get("vllm") or {}).get("enable_sleep_mode"))
+    return (["decode_efficiency", "mfu"] + (["sync_s_per_tensor"] if vllm else []) + (["wake_sleep_s"] if sleep else [])
+            + ["full_length_kv"])
 
 
 def _tp(cfg: dict) -> int:
@@ -607,35 +634,45 @@ def _concurrency(cfg: dict, plan, shape, seq_tokens: float) -> float:
 def _grpo(cfg: dict, spec: dict, shape, gpu, eff, train_length: float | None):
     """(the GRPO step time, rollout tokens per second per GPU) of one train job."""
     from rlvr_support.planning import study, throughput
-    from rlvr_support.planning.memory import GB, VLLM_GRAPH_OVERHEAD
+    from rlvr_support.planning.memory import VLLM_GRAPH_OVERHEAD, vllm_share
 
     rl = cfg["rl"]
     mean = train_length if train_length is not None else cfg["budget"]["response_fraction"] * rl["max_completion_tokens"]
+    if train_length is not None:  # a run's measured completions: their KV cache is measured too
+        eff = replace(eff, full_length_kv=0.0, measured=eff.measured | {"full_length_kv"})
     setup = study.train_setup(cfg, spec)
-    kv_seqs = float("inf")
-    if setup.rollout.startswith("vllm"):
-        room = setup.vllm_utilization * gpu.mem_gb * GB - shape.params * 2 - VLLM_GRAPH_OVERHEAD
-        kv_seqs = max(room, 0) / ((study.prompt_tokens(cfg) + mean) * shape.kv_bytes_per_token(2))
-    step = throughput.grpo_step(shape, gpu, study.grpo_setup(cfg, spec, mean, kv_seqs), eff)
+    grpo = study.grpo_setup(cfg, spec, mean, float("inf"))
+    if setup.rollout.startswith("vllm"):  # the sequences the engine's KV cache holds at the length they reach
+        room = vllm_share(gpu, setup.vllm_utilization) - shape.params * 2 - VLLM_GRAPH_OVERHEAD
+        grpo.kv_sequences = max(room, 0) / ((grpo.prompt_tokens + throughput.kv_completion(grpo, eff))
+                                            * shape.kv_bytes_per_token(2))
+    step = throughput.grpo_step(shape, gpu, grpo, eff)
     return step, setup.rollout_sequences * mean / step.total_s
 
 
-def cost(cfg: dict, rows: list[Row], rates: ModelRates) -> None:
-    """Fill GPUs per job, GPU-hours and hours per job of `rows` from the model's per-GPU throughputs (a train
-    job from its GRPO step time when the throughput model gives it)."""
+def work_hours(row: Row, rates: ModelRates) -> float:
+    """GPU-hours of a row's work at the model's per-GPU throughputs (a train job from its GRPO step time when the
+    throughput model gives it); row.gpus_per_job set."""
+    kind = THROUGHPUT_OF[row.kind]
+    tps = rates.tps[kind]
+    if row.kind == "train" and rates.hours_per_train_job is not None and rates.how[kind].startswith("model"):
+        return row.jobs * rates.hours_per_train_job * row.gpus_per_job
+    if tps and row.gpus_per_job:
+        return (row.forward_tokens if kind == "forward" else row.generated_tokens) / tps / 3600
+    return 0.0
+
+
+def cost(cfg: dict, rows: list[Row], rates: ModelRates, low: ModelRates | None = None,
+         high: ModelRates | None = None) -> None:
+    """Fill GPUs per job, GPU-hours and hours per job of `rows` from the model's per-GPU throughputs, and the
+    GPU-hours' range from the throughputs of the range's low and high case (default: `rates`, no range)."""
     for row in rows:
         kind = THROUGHPUT_OF[row.kind]
         row.gpus_per_job = _gpus(cfg, RESOURCE_OF[row.kind])
         row.runtime_h = cfg["resources"][RESOURCE_OF[row.kind]]["runtime"] / 60
         row.throughput = rates.how[kind]
-        tps = rates.tps[kind]
-        if row.kind == "train" and rates.hours_per_train_job is not None and rates.how[kind].startswith("model"):
-            row.gpu_hours = row.jobs * rates.hours_per_train_job * row.gpus_per_job
-        elif tps and row.gpus_per_job:
-            tokens = row.forward_tokens if kind == "forward" else row.generated_tokens
-            row.gpu_hours = tokens / tps / 3600
-        else:
-            row.gpu_hours = 0.0
+        row.gpu_hours = row.work_hours = work_hours(row, rates)
+        row.work_low, row.work_high = (work_hours(row, r or rates) for r in (low, high))
 
 
 def load_pilot(path: str | Path) -> dict:
@@ -655,9 +692,10 @@ def load_pilot(path: str | Path) -> dict:
     return pilot
 
 
-def pilot_efficiencies(pilot: dict):
+def pilot_efficiencies(pilot: dict, study_rollout: str | None = None):
     """The utilisations a pilot on a known GPU kind measured; a pilot on a CPU (quick mode) measures no GPU's,
-    so the throughput model keeps its assumptions (the report lists the pilot's own numbers)."""
+    so the throughput model keeps its assumptions (the report lists the pilot's own numbers). `study_rollout`:
+    the study's rollout kind, whose decode efficiency only a pilot rolling out the same way measures."""
     from rlvr_support.planning.check_report import is_check
     from rlvr_support.planning.gpus import GPUS
     from rlvr_support.planning.shapes import shape_from_config
@@ -667,7 +705,8 @@ def pilot_efficiencies(pilot: dict):
         return efficiencies_from_check(pilot)
     if pilot.get("gpu_type") not in GPUS:
         return Efficiencies()
-    return efficiencies_from_pilot(pilot, shape_from_config(pilot["model_config"]), GPUS[pilot["gpu_type"]])
+    return efficiencies_from_pilot(pilot, shape_from_config(pilot["model_config"]), GPUS[pilot["gpu_type"]],
+                                   study_rollout=study_rollout)
 
 
 def plan(cfg: dict, prompt_files: dict[str, Path] | None = None, measured_dir: str | Path | None = None
@@ -684,9 +723,10 @@ def plan(cfg: dict, prompt_files: dict[str, Path] | None = None, measured_dir: s
     for t in budget_tasks(cfg):
         counts[t], origin[t] = eval_prompt_counts(cfg, t, (prompt_files or {}).get(t))
     pilot = load_pilot(measured_dir) if measured_dir and Path(measured_dir).is_file() else None
-    eff = pilot_efficiencies(pilot) if pilot else Efficiencies()
-    rows, facts = [], {"counts": counts, "origin": origin, "measured": {}, "rates": {}, "pilot": pilot,
-                       "efficiencies": eff}
+    study_rollout = "vllm" if cfg["rl"].get("rollout_backend") == "vllm" else "hf"
+    eff = pilot_efficiencies(pilot, study_rollout) if pilot else Efficiencies()
+    rows, facts = [], {"counts": counts, "origin": origin, "measured": {}, "rates": {}, "rates_range": {},
+                       "pilot": pilot, "efficiencies": eff}
     for model in cfg["models"]:
         m = measure_run(measured_dir, cfg, model) if measured_dir and not pilot else None
         pilot_grpo = (pilot or {}).get("grpo") or {}  # a GPU check's file has no pilot's GRPO steps
@@ -695,12 +735,61 @@ def plan(cfg: dict, prompt_files: dict[str, Path] | None = None, measured_dir: s
         mine = plan_model(cfg, model, counts, lengths, m.train_length if m else None,
                           m.text_bytes_per_token if m else None)
         rates = model_rates(cfg, model, m, eff, None if pilot else train_length)
-        cost(cfg, mine, rates)
+        # the range: every assumed figure at its favourable (low GPU-hours) and unfavourable (high) end
+        low, high = (model_rates(cfg, model, m, eff.in_case(case), None if pilot else train_length)
+                     for case in ("low", "high"))
+        cost(cfg, mine, rates, low, high)
+        facts["rates_range"][model] = {"low": low, "high": high}
+        facts.setdefault("startup", {})[model] = add_startup(cfg, model, mine, rates, pilot)
         rows += mine
         facts["rates"][model] = rates
         if m:
             facts["measured"][model] = m
     return rows, facts
+
+
+# ---- start-up: each GPU job reads its weights and starts its engine before its first token
+
+WEIGHT_COPIES = {"js": 2}  # positional JS loads the base and the checkpoint; every other job one model
+
+
+def add_startup(cfg: dict, model: str, rows: list[Row], rates: ModelRates, pilot: dict | None) -> dict:
+    """Add each GPU job's start-up to its row's GPU-hours (and to `startup_gpu_hours`): reading its weights
+    (parameters x bytes saved per parameter / budget.weights_read_gb_per_s, per model the job loads) and the
+    rest of its start-up (budget.startup_s of its kind; a pilot's measured sample start-up, taken with the
+    weights in the page cache, replaces `sample`). Grouped sample jobs (resources.sample.group: checkpoint) run
+    as one SLURM job per checkpoint: every member still starts its own process and engine, only the first reads
+    the weights from disk (the others find them in the node's page cache); routed and large-k jobs join their
+    checkpoint's group. A run's measured sample throughput already holds its jobs' start-up (the sample log's
+    seconds begin before the load), so nothing is added there. Returns {kind: (read s, rest s, how)}."""
+    b = cfg["budget"]
+    params = model_params(cfg, model)
+    saved, _ = checkpoint_bytes_per_param(cfg)
+    read_s = 0.0 if params is None else params * saved / (b["weights_read_gb_per_s"] * 1e9)
+    measured = ((pilot or {}).get("sample") or {}).get("startup_seconds")
+    grouped = cfg["resources"]["sample"].get("group") == "checkpoint"
+    groups = {"sample": len(checkpoints(cfg, model)), "trajectory": len(trajectory_points(cfg, model)[0]),
+              "routed": 0, "large_k": 0}
+    how = {}
+    for kind in ("sample", "analyse", "train"):
+        if kind == "sample" and rates.how["sample"] == "measured":
+            how[kind] = (0.0, 0.0, "MEASURED inside the run's sample throughput")
+        elif kind == "sample" and measured is not None:
+            how[kind] = (read_s, measured, f"MEASURED by the pilot ({measured:.3g} s with the weights cached)")
+        else:
+            how[kind] = (read_s, float(b["startup_s"][kind]), f"ASSUMED (budget.startup_s.{kind})")
+    for row in rows:
+        kind = RESOURCE_OF[row.kind]
+        if grouped and row.kind in groups:
+            row.slurm_jobs = groups[row.kind]
+        if not row.jobs or not row.gpus_per_job:
+            continue
+        read, rest, _ = how[kind]
+        readers = row.jobs if row.slurm_jobs is None else row.slurm_jobs
+        seconds = row.jobs * rest + readers * read * WEIGHT_COPIES.get(row.kind, 1)
+        row.startup_gpu_hours = seconds * row.gpus_per_job / 3600
+        row.gpu_hours += row.startup_gpu_hours
+    return how
 
 
 def runtime_problems(rows: list[Row]) -> list[str]:
@@ -738,10 +827,18 @@ def rows_frame(rows: list[Row]):
     return pd.DataFrame([{
         "model": r.model, "kind": r.kind, "jobs": r.jobs, "gpus_per_job": r.gpus_per_job,
         "sequences": r.sequences, "generated_tokens": r.generated_tokens, "forward_tokens": r.forward_tokens,
-        "scored_samples": r.scored, "gpu_hours": r.gpu_hours, "disk_bytes": r.disk_bytes,
+        "scored_samples": r.scored, "gpu_hours": r.gpu_hours, "gpu_hours_low": r.gpu_hours_range()[0],
+        "gpu_hours_high": r.gpu_hours_range()[1], "disk_bytes": r.disk_bytes,
         "upper_bound": r.upper_bound, "length": "+".join(sorted(r.lengths)) or "-", "throughput": r.throughput,
         "hours_per_job": (r.gpu_hours / (r.jobs * r.gpus_per_job)) if r.jobs and r.gpus_per_job else None,
-        "runtime_limit_h": r.runtime_h, "note": r.note} for r in rows])
+        "runtime_limit_h": r.runtime_h, "note": r.note, "startup_gpu_hours": r.startup_gpu_hours,
+        "slurm_jobs": r.jobs if r.slurm_jobs is None else r.slurm_jobs} for r in rows])
+
+
+def _hours(r: Row) -> str:
+    """GPU-hours expected, and their range where the throughput model's assumptions give one."""
+    lo, hi = r.gpu_hours_range()
+    return f"{r.gpu_hours:.3g}" + (f" ({lo:.3g}-{hi:.3g})" if hi - lo > 1e-9 * max(hi, 1.0) else "")
 
 
 def report_markdown(cfg: dict, rows: list[Row], facts: dict) -> str:
@@ -750,21 +847,27 @@ def report_markdown(cfg: dict, rows: list[Row], facts: dict) -> str:
     b = cfg["budget"]
     ub = {r.kind for r in rows if r.upper_bound}
     header = ["model", "kind", "jobs", "GPUs/job", "sequences", "generated tokens", "forward tokens", "scored",
-              "GPU-h", "h/job (limit)", "disk", "length", "tokens/s", "note"]
+              "GPU-h (low-high)", "start-up GPU-h", "h/job (limit)", "disk", "length", "tokens/s", "note"]
 
     def line(r: Row) -> list[str]:
         le = "<=" if r.upper_bound else ""
         per_job = (f"{r.gpu_hours / (r.jobs * r.gpus_per_job):.3g} ({r.runtime_h:g})"
                    if r.jobs and r.gpus_per_job else "-")
         gpus = "-" if r.kind == "total" else str(r.gpus_per_job)
-        return [r.model, r.kind, str(r.jobs), gpus, le + _si(r.sequences), le + _si(r.generated_tokens),
-                _si(r.forward_tokens), le + _si(r.scored), f"{r.gpu_hours:.3g}", per_job, _bytes(r.disk_bytes),
+        jobs = (str(r.jobs) if r.slurm_jobs is None else f"{r.jobs} in {r.slurm_jobs} SLURM jobs" if r.slurm_jobs
+                else f"{r.jobs} in the checkpoints' SLURM jobs")
+        return [r.model, r.kind, jobs, gpus, le + _si(r.sequences), le + _si(r.generated_tokens),
+                _si(r.forward_tokens), le + _si(r.scored), _hours(r), f"{r.startup_gpu_hours:.3g}",
+                per_job, _bytes(r.disk_bytes),
                 "+".join(sorted(r.lengths)) or "-", r.throughput, r.note]
 
     total = Row("all", "total", sum(r.jobs for r in rows), sum(r.sequences for r in rows),
                 sum(r.generated_tokens for r in rows), sum(r.forward_tokens for r in rows),
                 sum(r.scored for r in rows), sum(r.disk_bytes or 0 for r in rows),
-                upper_bound=bool(ub), gpu_hours=sum(r.gpu_hours for r in rows), throughput="")
+                upper_bound=bool(ub), gpu_hours=sum(r.gpu_hours for r in rows), throughput="",
+                startup_gpu_hours=sum(r.startup_gpu_hours for r in rows))
+    total.work_hours = total.gpu_hours
+    total.work_low, total.work_high = (sum(r.gpu_hours_range()[i] for r in rows) for i in (0, 1))
     total.lengths = set().union(*(r.lengths for r in rows))
     out = [f"# Budget of study `{cfg['study']}`", ""]
     for model in cfg["models"]:
@@ -781,7 +884,7 @@ def report_markdown(cfg: dict, rows: list[Row], facts: dict) -> str:
             "lengths, throughputs and model sizes are assumptions or measurements, as each row says."]
     table = [line(r) for r in rows] + [line(total)]
     if any(r.disk_bytes is None for r in rows):
-        table[-1][10] += " + checkpoints of unknown size"
+        table[-1][11] += " + checkpoints of unknown size"
     out += ["", markdown_table(header, table)]
     out.append("Prompts per benchmark (eval split):")
     if facts.get("prompt_files"):  # which prompt files were used or ignored, and why (set by the verb)
@@ -827,10 +930,17 @@ def report_markdown(cfg: dict, rows: list[Row], facts: dict) -> str:
                    f"tokens/s ({p['sample']['backend']})"
                    + ("; its phase times set the utilisations below" if eff.measured else
                       "; not on a GPU kind the planner knows, so the utilisations stay assumed"))
-    out.append(f"- throughput model (planning/throughput.py): decode_efficiency {eff.decode_efficiency:.2f} "
-               f"({eff.status('decode_efficiency').upper()}), mfu {eff.mfu:.2f} ({eff.status('mfu').upper()}), "
-               f"link_efficiency {eff.link_efficiency:.2f} ({eff.status('link_efficiency').upper()}); GPU figures "
-               "from datasheets (planning/gpus.py)")
+    from rlvr_support.planning.throughput import ASSUMED
+
+    out.append("- throughput model (planning/throughput.py), each figure's expected value and, where ASSUMED, its "
+               "range (its values in the low and the high GPU-hours case; a MEASURED figure has none); GPU figures "
+               "from datasheets (planning/gpus.py):")
+    for name, a in ASSUMED.items():
+        said = ("MEASURED" if name in eff.measured else f"ASSUMED, {eff.describe(name).split()[-1]}: {a.source}")
+        value = getattr(eff, name)
+        out.append(f"  - {name} {value:.2f} ({said})" if value == 0 or value >= 0.01 else
+                   f"  - {name} {value:.3g} ({said})")
+    out.append(f"  - link_efficiency {eff.link_efficiency:.2f} ({eff.status('link_efficiency').upper()})")
     saved, resume = checkpoint_bytes_per_param(cfg)
     for model in cfg["models"]:
         params = model_params(cfg, model)
@@ -841,9 +951,15 @@ def report_markdown(cfg: dict, rows: list[Row], facts: dict) -> str:
         out.append(f"- {model}: {size}; per GPU: {shown}")
         if rates.step is not None:
             st = rates.step
+            ends = facts.get("rates_range", {}).get(model, {})
+            span = {case: r.step for case, r in ends.items() if r.step is not None}
+            shown_range = (f" ({span['low'].total_s:.1f}-{span['high'].total_s:.1f} s: rollout "
+                           f"{span['low'].rollout_s:.1f}-{span['high'].rollout_s:.1f}, update "
+                           f"{span['low'].update_s:.1f}-{span['high'].update_s:.1f}, sync "
+                           f"{span['low'].sync_s:.1f}-{span['high'].sync_s:.1f})" if len(span) == 2 else "")
             out.append(f"  - GRPO step {st.total_s:.1f} s = rollout {st.rollout_s:.1f} + update {st.update_s:.1f} + "
-                       f"weight sync {st.sync_s:.1f}; {cfg['rl']['steps']} steps = {rates.hours_per_train_job:.3g} h "
-                       f"per train job")
+                       f"weight sync {st.sync_s:.1f}{shown_range}; {cfg['rl']['steps']} steps = "
+                       f"{rates.hours_per_train_job:.3g} h per train job")
             for phase, how in st.terms.items():
                 out.append(f"  - {phase}: {how}")
     out.append(f"- disk: response text {b['text_bytes_per_token']:g} B/token (uncompressed; ASSUMED unless MEASURED "
@@ -852,9 +968,29 @@ def report_markdown(cfg: dict, rows: list[Row], facts: dict) -> str:
                f"samples per prompt; checkpoints {saved} B/parameter as saved (one per train job and one per kept "
                f"trajectory step; external checkpoints are not counted); a resume checkpoint {resume} B/parameter "
                "(weights and optimizer state), two at once while the next is written")
+    for model, how in facts.get("startup", {}).items():
+        read = how["analyse"][0]  # the same for every kind: the model's weights
+        kinds = "; ".join(f"{kind} {rest:.3g} s {said}" for kind, (_, rest, said) in how.items())
+        out.append(f"- {model}: start-up of each GPU job = its weights read from disk, {read:.3g} s at "
+                   f"{b['weights_read_gb_per_s']:g} GB/s (ASSUMED: budget.weights_read_gb_per_s; JS reads two models), "
+                   f"+ {kinds}")
+    startup = sum(r.startup_gpu_hours for r in rows)
+    out.append(f"- start-up: {startup:.3g} GPU-h of {total.gpu_hours:.3g} ({startup / max(total.gpu_hours, 1e-12):.1%}), "
+               "column start-up GPU-h")
+    sampled = [r for r in rows if r.kind in ("sample", "trajectory", "routed", "large_k")]
+    if cfg["resources"]["sample"].get("group") == "checkpoint":
+        slurm = sum(r.slurm_jobs or 0 for r in sampled)
+        out.append(f"- sample jobs GROUPED per checkpoint (resources.sample.group): {sum(r.jobs for r in sampled)} "
+                   f"sample jobs in {slurm} SLURM jobs; each member starts its own engine, only the first reads the "
+                   "weights from disk (ASSUMED: the others find them in the page cache); a group asks SLURM for the "
+                   f"sum of its members' runtimes (resources.sample.runtime {cfg['resources']['sample']['runtime']} "
+                   "min each)")
+    elif any(r.gpus_per_job for r in sampled):
+        out.append(f"- sample jobs not grouped: {sum(r.jobs for r in sampled)} SLURM jobs, each reading its weights; "
+                   "resources.sample.group: checkpoint runs a checkpoint's as one (docs/cluster.md)")
     out.append("- GPU-h = tokens / per-GPU throughput (a modelled train job: steps x step time x GPUs; prompt tokens "
-               "and model loading not counted); h/job = GPU-h / (jobs x GPUs per job), against the configured runtime "
-               "(attempt 1)")
+               "not counted) + the jobs' start-up; h/job = GPU-h / (jobs x GPUs per job), against the configured "
+               "runtime (attempt 1)")
     for problem in runtime_problems(rows):
         out.append(f"- RUNTIME: {problem}")
     plans = [p for model in cfg["models"] for p in facts["rates"][model].memory]

@@ -289,14 +289,21 @@ def sample_shard(model_dir: Path, sampling: dict, prompt_tokens: int, vocab: int
     max_new = 16 if quick else sampling["max_new_tokens"]
     prompts = random_prompt_ids(4 if quick else sampling["prompt_batch"], prompt_tokens, vocab, seed=1)  # token ids: exact
     backend = sampling["backend"] if sampling["backend"] in ("hf", "vllm") else "hf"
+    # a job's start-up: the sampler and a one-token request (HF loads the weights in the constructor, vLLM reads
+    # them and starts its engine, CUDA graphs included, at each call); the budget's start-up term reads it. The
+    # weights were just written, so they come from the page cache: the disk read is not in it
+    t0 = time.perf_counter()
     sampler = Sampler(str(model_dir), backend, prompt_batch=sampling["prompt_batch"], vllm=sampling.get("vllm"),
                       dtype="auto")
+    sampler.generate(Request(prompts[:1], n=1, temperature=1.0, top_p=1.0, max_new_tokens=1, seed=0))
+    startup = time.perf_counter() - t0
     t0 = time.perf_counter()
     rows = sampler.generate(Request(prompts, n=n, temperature=1.0, top_p=1.0, max_new_tokens=max_new, seed=0))
     dt = time.perf_counter() - t0
     tokens = sum(r["n_tokens"] for r in rows)
     return {"backend": backend, "sequences": len(rows), "tokens": tokens, "seconds": round(dt, 3),
-            "tokens_per_s_per_gpu": tokens / dt, "peak_memory_gb": peak_memory_gb()}
+            "tokens_per_s_per_gpu": tokens / dt, "peak_memory_gb": peak_memory_gb(),
+            "startup_seconds": round(startup, 3)}
 
 
 def write_pilot(out: str | Path, result: dict) -> None:

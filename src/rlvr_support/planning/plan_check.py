@@ -7,15 +7,15 @@ It runs on a bare GPU node, with the node's torch, transformers, accelerate and 
 from the wheelhouse (`make gpu-wheelhouse`) and PYTHONPATH=src; it says first which parts cannot run and why
 (`requirements`), then measures, rewriting its file after every measurement, so a crash keeps what was measured:
 
-a. context: what `torch.cuda.mem_get_info` reports against the GPU kind's nominal memory, and the memory the
-   CUDA context takes; after (b), the context, workspaces and allocator slack at the update's peak against the
-   plan's 3 GB.
+a. context: what `torch.cuda.mem_get_info` reports against what the plan takes the GPU kind to report
+   (planning/gpus.py GPU.total_gb), and the memory the CUDA context takes; after (b), the context, workspaces
+   and allocator slack at the update's peak against the plan's 3 GB + its allocator headroom.
 b. update: the study model's exact shapes (its stored config.json) with random bf16 weights, micro-batches of
    1, 2, 4, 8 x (prompt + completion) tokens, gradient checkpointing and TRL's fused LM head (the prompt's
    tokens not scored), as GRPO runs it; with the padding mask every GRPO batch has, and without any mask. The
    gradients exist before the step (the plan holds them resident), so memory above the allocated baseline is
    the update phase's: after the forward against the plan's activations term, at the peak against activations
-   + recomputed layer + logits tile; tokens/s against the throughput model's at its assumed MFU, and the MFU in
+   + the backward's largest moment (memory.py update_terms); tokens/s against the throughput model's at its assumed MFU, and the MFU in
    the model's own FLOP count (throughput.update_flops_per_token).
 c. decode ceiling: one decode step over the model's weight shapes (every linear layer and the LM head) and the
    KV cache of each running sequence, CUDA-graphed so that no launch overhead counts, at the batch sizes the
@@ -46,7 +46,8 @@ import torch
 
 from rlvr_support.planning import check_report
 from rlvr_support.planning.gpus import GPUS, GPU
-from rlvr_support.planning.memory import CUDA_OVERHEAD, GB, LOGITS_TILE, activation_bytes, train_plan
+from rlvr_support.planning.memory import (ALLOCATOR_HEADROOM, CUDA_OVERHEAD, GB, MemoryPlan, activation_bytes,
+                                          train_plan, update_terms)
 from rlvr_support.planning.pilot import gpu_kind, pilot_config
 from rlvr_support.planning.shapes import shape_from_config
 from rlvr_support.planning.throughput import (VLLM_MAX_NUM_SEQS, Efficiencies, GRPOSetup, decode_step_seconds,
@@ -236,9 +237,9 @@ def measure_context(rec: Record, gpu: GPU | None) -> dict:
     del a, q
     rec.part("context", total_gb=total / GB, free_before_gb=free / GB, context_gb=context / GB,
              device=torch.cuda.get_device_name(0))
-    rec.row("context", "GPU memory (mem_get_info total)", "GB", gpu.mem_gb if gpu else None, total / GB,
-            "the GPU kind's nominal memory (planning/gpus.py), which the plan divides; vLLM takes its share of "
-            "the total the device reports")
+    rec.row("context", "GPU memory (mem_get_info total)", "GB", gpu.total_gb if gpu else None, total / GB,
+            "the memory the plan takes the GPU kind to report (planning/gpus.py GPU.total_gb; its nominal "
+            f"{gpu.mem_gb if gpu else '?'} GB), which every plan divides and vLLM's gpu_memory_utilization multiplies")
     rec.row("context", "CUDA context and library workspaces (used outside PyTorch's allocator)", "GB", None,
             context / GB, "part of the plan's 3 GB 'CUDA context and workspaces' (assumed); the whole term is "
                           "compared after the update")
@@ -323,8 +324,13 @@ def measure_update(rec: Record, model, shape, gpu: GPU | None, seq_len: int, pro
                 return
             saved, recompute = activation_bytes(shape, mb, seq_len, 2, True, padded)
             ids, mask, labels = update_batch(mb, seq_len, prompt, shape.vocab, padded, device)
-            # the plan's logits tile is TRL's 4,096-token tile; a batch scoring fewer tokens makes a smaller one
-            tile = LOGITS_TILE * min(1.0, int((labels[:, 1:] != -100).sum()) / 4096)
+            # the plan's update phase for the tokens this batch scores (a smaller logits tile under 4,096 of them)
+            terms = update_terms(shape, mb, seq_len, int((labels[:, 1:] != -100).sum()), 2, 2, True, padded)
+            update_peak = MemoryPlan("update", "", gpu, terms=terms).phase("update")
+            moments = {}
+            for t in terms:
+                if t.moment:
+                    moments[t.moment] = moments.get(t.moment, 0.0) + t.bytes / GB
             try:
                 update_step(model, ids, mask, labels)  # warm-up: kernel selection, the allocator's first blocks
                 for p in params:
@@ -351,7 +357,7 @@ def measure_update(rec: Record, model, shape, gpu: GPU | None, seq_len: int, pro
                 if on_gpu:  # the allocator's statistics cost nothing: the metered step is timed too
                     seconds = (seconds + metered_s) / 2
             except torch.cuda.OutOfMemoryError as e:
-                rec.row("update", f"{term}: peak above baseline", unit, (saved + recompute + tile) / scale, None,
+                rec.row("update", f"{term}: peak above baseline", unit, update_peak / scale, None,
                         "out of memory", note=f"out of memory: {str(e)[:160]}")
                 model.zero_grad(set_to_none=False)
                 gc.collect()
@@ -364,10 +370,13 @@ def measure_update(rec: Record, model, shape, gpu: GPU | None, seq_len: int, pro
             rec.row("update", f"{term}: kept by the forward", unit, saved / scale, after / scale,
                     "the plan's activations term (planning/memory.py activation_bytes: layer inputs with "
                     "checkpointing, embedding output, final norm, the LM head's per-token state)", **shown)
-            rec.row("update", f"{term}: peak above baseline", unit, (saved + recompute + tile) / scale, peak / scale,
-                    "the plan's update phase: activations + recomputed layer + logits tile; the baseline holds "
-                    "the weights and their gradients", **shown, activations_gb=saved / GB,
-                    recomputed_layer_gb=recompute / GB, logits_tile_gb=tile / GB)
+            rec.row("update", f"{term}: peak above baseline", unit, update_peak / scale, peak / scale,
+                    "the plan's update phase (planning/memory.py update_terms): activations + the largest of the "
+                    "backward's moments (the LM head's: logits tile, fp32 weight gradient and its cast, input "
+                    "gradient; a recomputed layer's: its saved tensors and gradients; the embedding's gradient); "
+                    "the baseline holds the weights and their gradients (on the CPU, TRL's torch fallback of the "
+                    "LM head makes tile-sized temporaries its Triton kernel does not)", **shown,
+                    activations_gb=saved / GB, recomputed_layer_gb=recompute / GB, moments_gb=moments)
             planned_tps = gpu.bf16_tflops * 1e12 * assumed / flops if gpu else None
             rec.row("update", f"{term}: tokens/s", "tokens/s", planned_tps, tps,
                     f"the throughput model's update at mfu {assumed} (assumed), {flops / shape.params:.2f} N FLOPs "
@@ -383,17 +392,20 @@ def measure_update(rec: Record, model, shape, gpu: GPU | None, seq_len: int, pro
 
 def measure_overhead(rec: Record, context: dict | None) -> None:
     """After the update: the context and workspaces, and what the allocator reserved beyond what it handed out
-    at the peak, against the plan's 3 GB 'CUDA context and workspaces'."""
+    at the peak, against the plan's 3 GB 'CUDA context and workspaces' + its allocator headroom (a share of what
+    was allocated at the peak)."""
     slack = rec.data["parts"].get("update", {}).get("slack_at_peak_gb")
     if context is None or slack is None:
         return
     free, total = torch.cuda.mem_get_info()
     outside = total - free - torch.cuda.memory_reserved()
     slack *= GB
-    rec.row("context", "CUDA context, workspaces and allocator slack at the update's peak", "GB", CUDA_OVERHEAD / GB,
-            (outside + slack) / GB, "planning/memory.py CUDA_OVERHEAD (assumed); measured: used outside PyTorch's "
-                                    "allocator + reserved beyond allocated at the peak",
-            outside_gb=outside / GB, slack_gb=slack / GB)
+    headroom = ALLOCATOR_HEADROOM * rec.data["parts"]["update"]["peak_allocated_gb"] * GB
+    rec.row("context", "CUDA context, workspaces and allocator slack at the update's peak", "GB",
+            (CUDA_OVERHEAD + headroom) / GB, (outside + slack) / GB,
+            f"planning/memory.py CUDA_OVERHEAD + ALLOCATOR_HEADROOM ({ALLOCATOR_HEADROOM:.0%} of the allocated peak; "
+            "both assumed); measured: used outside PyTorch's allocator + reserved beyond allocated at the peak",
+            outside_gb=outside / GB, slack_gb=slack / GB, planned_headroom_gb=headroom / GB)
 
 
 # ---- (c) the decode ceiling

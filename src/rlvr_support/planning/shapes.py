@@ -56,6 +56,13 @@ class ModelShape:
         norms = 2 * h + (2 * self.head_dim if self.qk_norm else 0)
         return attn + 3 * h * self.intermediate + norms
 
+    def tensors(self) -> int:
+        """Named parameters, as transformers builds the model (what TRL's weight sync moves one at a time): per
+        layer q, k, v, o, gate, up, down and two norms, q/k/v biases (qwen2), q/k norms (qwen3); the embedding,
+        the final norm and an untied LM head (Qwen3-8B: 36 x 11 + 3 = 399)."""
+        per_layer = 9 + (3 if self.qkv_bias else 0) + (2 if self.qk_norm else 0)
+        return self.layers * per_layer + 2 + (0 if self.tied else 1)
+
     @property
     def params(self) -> int:
         """Parameters, counted as transformers builds the model (tests check it on the meta device)."""

@@ -109,17 +109,24 @@ def processes(resources: dict) -> int:
     return max(1, resources["gpu"]) * resources.get("nodes", 1) if resources.get("launcher") == "accelerate" else 1
 
 
+def deepspeed_bf16(config: dict, launch: Launch) -> bool:
+    """Whether the policy's weights are 16-bit: DeepSpeed under bf16 casts the module (fp32 master weights live in
+    its optimizer); FSDP and a single process keep the policy in fp32 (training/stage.py loads it so, and mixed
+    precision only casts the compute)."""
+    res, rl = config["resources"]["train"], config["rl"]
+    return res["gpu"] > 0 and rl.get("precision") == "bf16" and launch.sharding.startswith("zero")
+
+
 def checkpoint_bytes_per_param(config: dict) -> tuple[int, int]:
     """(bytes per parameter of a stage's saved weights, of a resume checkpoint: weights + optimizer state).
 
     DeepSpeed under bf16 saves the 16-bit weights its engine computes in (ZeRO-3: gathered, with
     zero3_save_16bit_model) and keeps fp32 master weights beside Adam's two moments; FSDP and a single
     process keep the policy itself in fp32 (mixed precision only casts the compute), so they save fp32."""
-    res, rl = config["resources"]["train"], config["rl"]
-    launch = launch_of(res)
-    deepspeed_bf16 = res["gpu"] > 0 and rl.get("precision") == "bf16" and launch.sharding.startswith("zero")
-    saved = 2 if deepspeed_bf16 and (launch.sharding != "zero3" or launch.save_16bit) else 4
-    return saved, saved + (MASTER_BYTES if deepspeed_bf16 else 0) + ADAM_BYTES
+    launch = launch_of(config["resources"]["train"])
+    ds_bf16 = deepspeed_bf16(config, launch)
+    saved = 2 if ds_bf16 and (launch.sharding != "zero3" or launch.save_16bit) else 4
+    return saved, saved + (MASTER_BYTES if ds_bf16 else 0) + ADAM_BYTES
 
 
 def rollout_kind(rl: dict) -> str:
@@ -153,7 +160,8 @@ def train_setup(config: dict, spec: dict) -> TrainSetup:
         seq_len=prompt_tokens(config) + rl["max_completion_tokens"],
         checkpointing=gradient_checkpointing(rl, spec), frozen_copies=max_copies(config), rollout=rollout_kind(rl),
         rollout_sequences=per_step, vllm_utilization=vllm.get("gpu_memory_utilization", TRL_VLLM_UTILIZATION),
-        vllm_sleep=bool(vllm.get("enable_sleep_mode")))
+        vllm_sleep=bool(vllm.get("enable_sleep_mode")), weight_bytes=2 if deepspeed_bf16(config, launch) else 4,
+        completion=rl["max_completion_tokens"])
 
 
 def grpo_setup(config: dict, spec: dict, mean_completion: float, kv_sequences: float) -> GRPOSetup:
@@ -166,7 +174,8 @@ def grpo_setup(config: dict, spec: dict, mean_completion: float, kv_sequences: f
                      prompt_tokens=prompt_tokens(config), max_completion=rl["max_completion_tokens"],
                      mean_completion=mean_completion, rollout=s.rollout, kv_sequences=kv_sequences,
                      checkpointing=s.checkpointing, nograd_passes=int(old) + s.frozen_copies,
-                     sharded=s.sharding in ("zero3", "fsdp") and res["gpu"] > 0)
+                     sharded=s.sharding in ("zero3", "fsdp") and res["gpu"] > 0,
+                     vllm_sleep=s.rollout == "vllm-colocate" and s.vllm_sleep)
 
 
 def max_new_tokens(config: dict) -> int:
@@ -267,8 +276,9 @@ def check_study(config: dict) -> list[str]:
             big = sorted(plan.terms, key=lambda t: -t.bytes)[:3]
             problems.append(
                 f"resources.{plan.kind.split()[0]}: a {plan.kind} job of {plan.model} needs {plan.peak / 1e9:.1f} GB per GPU, "
-                f"more than the {plan.capacity / 1e9:.1f} GB of {plan.gpu.name}"
-                + (" (its vLLM share)" if plan.limit is not None else "")
+                f"more than the {plan.capacity / 1e9:.1f} GB "
+                + (f"of {plan.gpu.name} (its vLLM share)" if plan.limit is not None else
+                   f"{plan.gpu.name} reports")
                 + f"; largest terms: {', '.join(f'{t.name} {t.bytes / 1e9:.1f} GB' for t in big)}; change "
                 + ", ".join(plan.keys) + " (python -m rlvr_support budget shows every term)")
     if problems:
