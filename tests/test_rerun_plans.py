@@ -343,6 +343,23 @@ def test_why_names_the_files_whose_edit_reruns_a_job(smoke_run, tmp_path):
     assert "up to date" in why(REPO, "results/tables/passk.csv")
 
 
+@pytest.mark.slow
+def test_with_early_stopping_on_a_metrics_fix_is_in_the_stages_code(smoke_run, tmp_path):
+    """The other side of test_a_metrics_fix_retrains_nothing_while_the_monitor_cannot_stop_a_stage: once
+    rl.monitor.early_stop_margin is set, the monitor can stop a stage, so the stage's code holds metrics/passk.py."""
+    root = copied_checkout(tmp_path)
+    path = root / "src/rlvr_support/metrics/passk.py"
+    path.write_text(path.read_text() + CONSTANT)
+    config = edited_config(tmp_path, lambda c: c["rl"]["monitor"].update(early_stop_margin=0.5))
+    env = {**os.environ, "PYTHONPATH": str(root / "src")}
+    proc = subprocess.run([sys.executable, "-m", "rlvr_support", "why", "results/checkpoints/math/seed0/manifest.json",
+                           "-s", str(root / "Snakefile"), "-d", str(smoke_run), "--configfile", str(config)],
+                          capture_output=True, text=True, env=env, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    stage = next(b for b in proc.stdout.split("\n\n") if b.startswith("train_stage (chain=math, seed=0)"))
+    assert "metrics/passk.py" in stage and "training/support_monitor.py" in stage, stage
+
+
 @pytest.mark.snakemake
 def test_changing_the_numerics_reruns_the_model_jobs_and_what_reads_them(smoke_run, tmp_path):
     # the model jobs carry `numerics` as a param (they read it from the environment, config/numerics.py)
