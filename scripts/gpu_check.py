@@ -1,3 +1,4 @@
+#!/usr/bin/env python3
 """GPU checks: the plan's terms measured on one GPU (--plan), or the toy pipeline's three heavy steps on the GPU
 and on the CPU, with throughput ratios.
 

@@ -30,14 +30,12 @@ def get_train_verifiers(wildcards):
 
 
 def get_train_code(wildcards):
-    """The trainer, the stage's reward verifiers and the remedies its variant turns on; the support monitor's
-    code and verifiers only where the monitor can stop the stage early (lineage/job_code.py), so that a fix of
-    the metrics it reports retrains nothing."""
-    monitor = monitor_moves_weights(config["rl"])
-    verifiers = (
-        train_verifiers(wildcards.chain) if monitor else task_verifiers(config, get_stage_task(wildcards), "train")
-    )
-    return get_code("train", verifiers, remedies=json.loads(get_remedies(wildcards)), monitor=monitor)
+    """The trainer, the verifier families the job loads (its reward's and its monitor's) and the remedies its
+    variant turns on; the support monitor's own code (the metrics it reports) only where the monitor can stop the
+    stage early (lineage/job_code.py), so that a fix of those metrics retrains nothing. The train verb's resume
+    fingerprint hashes the same (job_hash with its --verifiers and --remedies)."""
+    remedies = json.loads(get_remedies(wildcards))
+    return get_code("train", train_verifiers(wildcards.chain), remedies, monitor_moves_weights(config["rl"]))
 
 
 def get_parent(wildcards):
