@@ -40,8 +40,8 @@ def get_shard(wildcards):
 
 # With resources.sample.group: checkpoint the sample jobs of one checkpoint (every eval set and shard; a
 # trajectory point is a checkpoint of its own; sample_routed and sample_large_k are `use rule sample` and keep
-# the group) form one Snakemake group, submitted as one SLURM job. Snakemake groups only connected jobs unless --group-components lets a
-# group span more; the SLURM profile passes it for this group name, and `--resources sample_slot=1` (local to
+# the group) form one Snakemake group, submitted as one SLURM job. Snakemake groups only connected jobs unless
+# --group-components lets a group span more; the SLURM profile passes it for this group name, and `--resources sample_slot=1` (local to
 # each submission) makes the group run its members one after another on the job's GPUs.
 SAMPLE_GROUP = "sample_{model}_{ckpt}" if MODELS else "sample_{ckpt}"
 

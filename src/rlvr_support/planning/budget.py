@@ -347,11 +347,6 @@ class Lengths:
         return self.fraction * max_new
 
 
-def checkpoints(cfg: dict, model: str) -> list[str]:
-    """The checkpoints of starting model `model` sampled at full budget (config/checkpoints.py, as the DAG's)."""
-    return model_checkpoints(cfg, model)
-
-
 def trajectory_points(cfg: dict, model: str) -> tuple[list[str], int]:
     """(the labels of the model's trajectory points, sampled at the trajectory's budget; how many of
     them are weights a trained chain keeps, one full copy each)."""
@@ -365,7 +360,7 @@ def plan_model(cfg: dict, model: str, counts: dict[str, dict[str, int]], lengths
     trained tasks; `train_length` = a measured mean GRPO completion length, `text_bpt` measured bytes
     of text per token (default: budget.text_bytes_per_token)."""
     s, rl, a = cfg["sampling"], cfg["rl"], cfg["analysis"]
-    ckpts = checkpoints(cfg, model)
+    ckpts = model_checkpoints(cfg, model)
     keep = s.get("token_arrays")
     text_bpt = text_bpt or cfg["budget"]["text_bytes_per_token"]
     rows = []
@@ -768,7 +763,7 @@ def add_startup(cfg: dict, model: str, rows: list[Row], rates: ModelRates, pilot
     read_s = 0.0 if params is None else params * saved / (b["weights_read_gb_per_s"] * 1e9)
     measured = ((pilot or {}).get("sample") or {}).get("startup_seconds")
     grouped = cfg["resources"]["sample"].get("group") == "checkpoint"
-    groups = {"sample": len(checkpoints(cfg, model)), "trajectory": len(trajectory_points(cfg, model)[0]),
+    groups = {"sample": len(model_checkpoints(cfg, model)), "trajectory": len(trajectory_points(cfg, model)[0]),
               "routed": 0, "large_k": 0}
     how = {}
     for kind in ("sample", "analyse", "train"):
@@ -871,7 +866,7 @@ def report_markdown(cfg: dict, rows: list[Row], facts: dict) -> str:
     total.lengths = set().union(*(r.lengths for r in rows))
     out = [f"# Budget of study `{cfg['study']}`", ""]
     for model in cfg["models"]:
-        ckpts, ext = checkpoints(cfg, model), externals_of(cfg, model)
+        ckpts, ext = model_checkpoints(cfg, model), externals_of(cfg, model)
         points, kept = trajectory_points(cfg, model)
         t = cfg["trajectory"]
         parts = ["base"] + ([f"{len(cfg['chains'])} chains x {len(cfg['rl']['seeds'])} seeds"] if cfg["chains"] else [])
