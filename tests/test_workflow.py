@@ -93,3 +93,16 @@ def test_each_stage_logs_its_zero_variance_groups_beside_the_prediction(smoke_ru
         (c, s) for c in cfg["chains"] for s in cfg["rl"]["seeds"]}
     assert obs["observed_first"].between(0, 1).all() and obs["predicted"].between(0, 1).all()
     assert set(obs.loc[obs["chain"] == "if-math", "start"]) == {"if"}
+
+
+def test_the_chains_stages_start_before_the_jobs_that_wait_beside_them(smoke_run):
+    """train_stage's priority: the chains are the critical path, so once the base is pretrained its ready
+    first stages (math, if, joint) start before any of the base's sample or analysis jobs (without the
+    priority Snakemake started one stage, then five sample jobs)."""
+    logs = sorted((smoke_run / ".snakemake" / "log").glob("*.snakemake.log"))
+    started = next((re.findall(r"(?m)^(?:local)?rule (\w+):", t) for t in (p.read_text() for p in logs)
+                    if re.search(r"(?m)^(?:local)?rule pretrain_base:", t)), None)
+    assert started, f"no Snakemake log of {smoke_run} pretrained the base"
+    after = started[started.index("pretrain_base") + 1:]
+    first_stages = [c for c in yaml.safe_load(SMOKE_CONFIG.read_text())["chains"] if "-" not in c]
+    assert after[:len(first_stages)] == ["train_stage"] * len(first_stages), after[:10]

@@ -161,9 +161,10 @@ def compact_json(obj):
 
 
 @functools.lru_cache(maxsize=None)
+@functools.lru_cache(maxsize=None)
 def code_of(names):
-    """{file: hash} of the package modules `names` and their imports (lineage/codehash.py); many
-    rules share a set, so each is hashed once per parse."""
+    """{file: hash} of the package modules `names` (a tuple) and their imports (lineage/codehash.py); many
+    rules share a set, so each is hashed once per parse (one parse reads the files as they are then)."""
     return code_manifest(*names)
 
 

@@ -16,6 +16,9 @@ rule train_stage:
         trackers=f"{RESULTS}/logs/train/{{chain}}/seed{{seed}}",
     benchmark:
         f"{RESULTS}/benchmarks/train/{{chain}}/seed{{seed}}.tsv"
+    # the chains' stages are the study's critical path (each waits for its parent): run them before the
+    # sample and analysis jobs that wait beside them
+    priority: 50
     conda:
         get_conda_env("train")
     threads: get_threads("train")
