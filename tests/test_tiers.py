@@ -5,6 +5,7 @@ a small throwaway test suite in its own pytest process, with stand-ins named `sn
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -134,3 +135,55 @@ def test_a_missing_optional_component_skips_locally_and_fails_under_ci(tmp_path)
     assert "SKIPPED" in local and "the widget is not installed" in local and "1 skipped" in local, local[-2000:]
     ci = _pytest(suite, "-k", "optional", ci=True)
     assert "FAILED test_suite.py::test_optional" in ci and "RLVR_CI is set" in ci, ci[-2000:]
+
+
+GROUPED = '''
+import os
+import pytest
+
+@pytest.fixture(scope="session")
+def smoke_run(tmp_path_factory):
+    # one line per build of the session run: the test below counts them
+    with open(os.environ["BUILDS"], "a") as f:
+        f.write(os.environ["PYTEST_XDIST_WORKER"] + "\\n")
+    return "ran"
+
+@pytest.fixture(scope="module")
+def through_a_module_fixture(smoke_run):
+    return smoke_run
+
+@pytest.mark.parametrize("i", range(6))
+def test_reads_it(smoke_run, i):
+    pass
+
+def test_reads_it_through_a_fixture(through_a_module_fixture):
+    pass
+
+@pytest.mark.parametrize("i", range(6))
+def test_other(i):
+    pass
+'''
+
+
+def test_under_two_workers_the_tests_of_a_session_run_share_one_worker_and_one_build(tmp_path):
+    """`make test`'s `-n 2 --dist loadgroup`: tests/tiers.py puts every reader of a session run (directly
+    or through another fixture) into that run's xdist group, so one worker builds it, once. (With pytest
+    9.2 the group xdist 3.8 writes into item._nodeid was silently lost and both workers built it.)"""
+    suite = tmp_path / "grouped"
+    suite.mkdir()
+    (suite / "test_grouped.py").write_text(GROUPED)
+    (suite / "conftest.py").write_text(f"import sys\nsys.path.insert(0, {str(TESTS)!r})\n"
+                                       "from tiers import pytest_collection_modifyitems\n")
+    builds = tmp_path / "builds.txt"
+    env = {**{k: v for k, v in os.environ.items() if k != "RLVR_CI"}, "BUILDS": str(builds)}
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-v", "-p", "no:cacheprovider", "--rootdir", str(suite),
+                           "-n", "2", "--dist", "loadgroup", str(suite)], capture_output=True, text=True, env=env,
+                          cwd=suite, timeout=300)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out[-3000:]
+    workers = {m.group(2): m.group(1) for m in re.finditer(r"\[(gw\d)\] \[ *\d+%\] PASSED (\S+)", out)}
+    readers = {n: w for n, w in workers.items() if "test_reads_it" in n}
+    assert len(readers) == 7 and all(n.endswith("@smoke_run") for n in readers), out[-3000:]
+    assert len(set(readers.values())) == 1, f"the session run's readers ran on several workers: {readers}"
+    assert builds.read_text().split() == [next(iter(readers.values()))], "the session run was built more than once"
+    assert len(workers) == 13

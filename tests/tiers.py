@@ -24,6 +24,11 @@ from pathlib import Path
 
 import pytest
 
+try:  # pytest >= 9.2: a node's id is structured
+    from _pytest.nodeid import NodeId
+except ImportError:  # older pytest reads the item._nodeid that xdist writes
+    NodeId = None
+
 SNAKEMAKE_FIXTURES = {"smoke_run", "smol_run"}
 TIER_MARKS = ("snakemake", "vllm", "slow")
 SLOW_S = 20.0
@@ -101,6 +106,11 @@ def pytest_collection_modifyitems(config, items):
         run = next((r for r in SESSION_RUN_GROUPS if r in names), None)
         if grouped and run:
             item.add_marker(pytest.mark.xdist_group(run))
+            if getattr(config.option, "loadgroup", False) and NodeId is not None:
+                # xdist 3.8 tells its scheduler the group through a nodeid suffix ("...@smoke_run") that it
+                # writes to item._nodeid, which pytest 9.2 no longer reads (its nodeid is item._id): without
+                # this every worker built its own session runs (pytest-xdist issue 1386)
+                item._id = NodeId.parse(f"{item.nodeid}@{run}")
 
 
 @pytest.hookimpl(hookwrapper=True)
