@@ -56,8 +56,9 @@ cross-world: setup  ## which claim verdicts of the first world (run-seeds, or WO
 results-doc: setup  ## docs/results.md and the README's verdict counts from the finished run-seeds (and cross-world) tables
 	source $(BIN)/activate && python -m rlvr_support results-doc results --out docs/results.md --summary README.md
 
-# PYTEST_ARGS="-n 2 --dist loadgroup": two pytest-xdist workers, the tests of each session run (smoke, SmolLM2) kept
-# on one worker (tests/tiers.py); not the default until a run on a quiet machine shows it faster and as green
+# two pytest-xdist workers; the tests that read one session run (smoke, SmolLM2) go to one worker as a group, so
+# each run is built once (tests/tiers.py). `make test PYTEST_ARGS=` runs the suite on one process.
+PYTEST_ARGS ?= -n 2 --dist loadgroup
 test: setup  ## the whole test suite, as CI runs it (unit tests, the smoke DAG end to end, vLLM, SmolLM2)
 	source $(BIN)/activate && python -m pytest -q --durations=15 $(PYTEST_ARGS)
 

@@ -71,7 +71,8 @@ def smoke_run(tmp_path_factory) -> Path:
         run_snakemake(workdir, "all")
         return workdir
     workdir = tmp_path_factory.mktemp("smoke")
-    run_snakemake(workdir, "all")
+    # about 4 minutes alone; under `make test`'s two workers it shares the machine with the SmolLM2 run
+    run_snakemake(workdir, "all", timeout=1800)
     return workdir
 
 
