@@ -13,6 +13,7 @@ worker's own: their sum is CPU-ish work, not the wall time, which the run's last
 from __future__ import annotations
 
 import argparse
+import re
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -33,9 +34,9 @@ def junit_times(path: Path) -> dict[str, float]:
         i = next((k for k in range(len(parts), 0, -1) if (REPO / Path(*parts[:k])).with_suffix(".py").is_file()),
                  None)
         i = i or len(parts)  # a file this checkout no longer has: counted among the strays
-        name = case.get("name", "")
-        if name.rfind("@") > name.rfind("]"):  # an xdist group's suffix (tests/tiers.py): not part of the test id
-            name = name[:name.rfind("@")]
+        # an xdist group's suffix (tests/tiers.py) is not part of the test's id: "test@smoke_run", and
+        # "test[p]@smoke_run]" for a parametrized one (pytest 9.2's NodeId puts it inside the brackets)
+        name = re.sub(r"(\])?@\w+(?(1)\]|)$", r"\1", case.get("name", ""))
         node = "::".join(["/".join(parts[:i]) + ".py", *parts[i:], name])
         times[node] = times.get(node, 0.0) + float(case.get("time", 0.0))
     return times
