@@ -66,11 +66,8 @@ def smoke_run(tmp_path_factory) -> Path:
 
     RLVR_SMOKE_DIR=<dir> reuses (and brings up to date) a smoke run kept from before, to iterate
     on end-to-end tests without paying for a fresh run each time."""
-    if os.environ.get("RLVR_SMOKE_DIR"):
-        workdir = Path(os.environ["RLVR_SMOKE_DIR"])
-        run_snakemake(workdir, "all")
-        return workdir
-    workdir = tmp_path_factory.mktemp("smoke")
+    kept = os.environ.get("RLVR_SMOKE_DIR")
+    workdir = Path(kept) if kept else tmp_path_factory.mktemp("smoke")
     # about 4 minutes alone; under `make test`'s two workers it shares the machine with the SmolLM2 run
     run_snakemake(workdir, "all", timeout=1800)
     return workdir
