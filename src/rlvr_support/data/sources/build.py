@@ -5,7 +5,7 @@ A source is one of
    hub: <name>, config, hf_split, revision}
   {format: ..., file: <path.jsonl|path.parquet>}
   {format: ..., wheel: {package, version, path, sha256, layout}}  (a file inside a pinned PyPI wheel: wheels.py)
-  {format: reasoning_gym, rg_task: <name>, size, seed, rg_config}
+  {format: reasoning_gym, rg_task: <name>, size, seed, rg_config, rg_scorer: reasoning_gym|math}
   {format: if_templates, size, seed, max_constraints, math: {task, config}}
 plus `split` (train|eval), optional `limit` (first N rows), `prompt_suffix` (appended to each
 prompt, e.g. a "put your final answer in \\boxed{}" instruction) and `name` (id prefix).
@@ -17,6 +17,7 @@ unique, and a prompt text in an eval split is removed from every train split (le
 
 from __future__ import annotations
 
+from fractions import Fraction
 from pathlib import Path
 
 from rlvr_support.config.benchmarks import source_name
@@ -71,13 +72,25 @@ def _task_of(src: dict) -> str | None:
 
 def source_verifiers(src: dict) -> tuple[str, ...]:
     """The verifier families that build and score one source's prompts (formats.VERIFIERS; Reasoning
-    Gym's generators check their task with its scorer, and IFEval-style templates use IFEval's ids,
-    with a Reasoning Gym question answered through math-verify when `math` is given)."""
+    Gym's generators check their task with its scorer, and score with it unless `rg_scorer: math` hands
+    the numeric answers to math-verify; IFEval-style templates use IFEval's ids, with a Reasoning Gym
+    question answered through math-verify when `math` is given)."""
     if src["format"] == "reasoning_gym":
-        return ("reasoning_gym",)
+        return ("math", "reasoning_gym") if src.get("rg_scorer") == "math" else ("reasoning_gym",)
     if src["format"] == "if_templates":
         return ("ifeval", "math", "reasoning_gym") if src.get("math") else ("ifeval",)
     return VERIFIERS[src["format"]]
+
+
+def _check_numeric_answer(rec: dict, where: str) -> None:
+    # math-verify compares a plain number exactly (verifiers.math); a Reasoning Gym answer that is
+    # a list, a grid or a word has no such reading, so `rg_scorer: math` refuses it here, not as
+    # a silent zero reward in every step.
+    try:
+        Fraction(str(rec["answer"]).strip())
+    except (ValueError, ZeroDivisionError):
+        raise ValueError(f"{where}, id {rec['id']}: rg_scorer 'math' needs a numeric answer, "
+                         f"this task's is {rec['answer']!r} (use rg_scorer 'reasoning_gym')") from None
 
 
 def build_task_records(task: str, sources: list[dict],
@@ -118,9 +131,11 @@ def build_task_records(task: str, sources: list[dict],
                 "kwargs": item.get("kwargs") or [],
                 "split": src["split"], "source": name,
             }
-            if "rg" in item:
+            if "rg" in item and src.get("rg_scorer", "reasoning_gym") == "reasoning_gym":
                 rec["scorer"] = "reasoning_gym"
                 rec["rg"] = item["rg"]
+            elif "rg" in item:  # rg_scorer: math; the gold must be a number math-verify reads as one
+                _check_numeric_answer(rec, where)
             if rec["id"] in seen:
                 raise ValueError(f"{where}: duplicate prompt id {rec['id']!r} (give the source a distinct `name`)")
             seen.add(rec["id"])
