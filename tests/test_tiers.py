@@ -164,18 +164,41 @@ def test_other(i):
     pass
 '''
 
+ENGINE = '''
+import os
+import pytest
 
-def test_under_two_workers_the_tests_of_a_session_run_share_one_worker_and_one_build(tmp_path):
+@pytest.fixture(scope="module")
+def engine():
+    # one line per build of the module's engine: the test below counts them
+    with open(os.environ["ENGINE_BUILDS"], "a") as f:
+        f.write(os.environ["PYTEST_XDIST_WORKER"] + "\\n")
+    return "started"
+
+@pytest.mark.slow
+@pytest.mark.parametrize("i", range(6))
+def test_uses_the_engine(engine, i):
+    pass
+
+def test_beside_it():
+    pass
+'''
+
+
+def test_under_two_workers_the_tests_of_a_session_run_or_a_module_engine_share_one_worker_and_one_build(tmp_path):
     """`make test`'s `-n 2 --dist loadgroup`: tests/tiers.py puts every reader of a session run (directly
     or through another fixture) into that run's xdist group, so one worker builds it, once. (With pytest
     9.2 the group xdist 3.8 writes into item._nodeid was silently lost and both workers built it.)"""
     suite = tmp_path / "grouped"
     suite.mkdir()
     (suite / "test_grouped.py").write_text(GROUPED)
+    (suite / "test_engine.py").write_text(ENGINE)
     (suite / "conftest.py").write_text(f"import sys\nsys.path.insert(0, {str(TESTS)!r})\n"
                                        "from tiers import pytest_collection_modifyitems\n")
     builds = tmp_path / "builds.txt"
-    env = {**{k: v for k, v in os.environ.items() if k != "RLVR_CI"}, "BUILDS": str(builds)}
+    engine_builds = tmp_path / "engine_builds.txt"
+    env = {**{k: v for k, v in os.environ.items() if k != "RLVR_CI"}, "BUILDS": str(builds),
+           "ENGINE_BUILDS": str(engine_builds)}
     proc = subprocess.run([sys.executable, "-m", "pytest", "-v", "-p", "no:cacheprovider", "--rootdir", str(suite),
                            "-n", "2", "--dist", "loadgroup", str(suite)], capture_output=True, text=True, env=env,
                           cwd=suite, timeout=300)
@@ -186,4 +209,10 @@ def test_under_two_workers_the_tests_of_a_session_run_share_one_worker_and_one_b
     assert len(readers) == 7 and all(n.endswith("@smoke_run") for n in readers), out[-3000:]
     assert len(set(readers.values())) == 1, f"the session run's readers ran on several workers: {readers}"
     assert builds.read_text().split() == [next(iter(readers.values()))], "the session run was built more than once"
-    assert len(workers) == 13
+    # a module whose slow tests share a module-scoped fixture (a vLLM engine) is one group: one build
+    engine = {n: w for n, w in workers.items() if n.startswith("test_engine.py")}
+    assert len(engine) == 7 and all(n.endswith("@test_engine") for n in engine), out[-3000:]
+    assert len(set(engine.values())) == 1, f"the module's tests ran on several workers: {engine}"
+    assert len(engine_builds.read_text().split()) == 1, "the module fixture was built more than once"
+    assert not any("@" in n for n in workers if "test_other" in n)  # no fixture of its own: free to move
+    assert len(workers) == 20

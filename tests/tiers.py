@@ -94,23 +94,49 @@ sys.addaudithook(_audit)
 # `make test` runs the suite on two pytest-xdist workers (`-n 2 --dist loadgroup`): the tests that read one
 # session run go to one worker as a group, so each run is built once, while the other worker takes the rest.
 SESSION_RUN_GROUPS = ("smol_run", "smoke_run")  # a test that read both would join the first one's group
+# A module-scoped fixture is built once per worker that runs one of its users: the tests of a module whose
+# tier-marked tests use one (a vLLM engine, a model, a dry-run DAG) go to one worker as a group too, else two
+# workers each pay for it (test_vllm_backend's engine started twice: 108 s and 105 s at 593fce1).
+CACHED_SCOPES = ("module", "package", "class")
+
+
+def _uses_cached_fixture(item) -> bool:
+    defs = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {})
+    return any(d.scope in CACHED_SCOPES for fixdefs in defs.values() for d in fixdefs
+               if d.argname not in SESSION_RUN_GROUPS)
+
+
+def xdist_groups(items) -> dict:
+    """item -> its group: the first session run it reads, else its module's name when a test of that
+    module with a tier mark uses a module-scoped fixture; items of no group are absent."""
+    runs = {item: next((r for r in SESSION_RUN_GROUPS if r in getattr(item, "fixturenames", ())), None)
+            for item in items}
+    # a session run's readers are grouped with it already, module fixtures built on them included
+    heavy = {item.module.__name__ for item in items if getattr(item, "module", None) is not None and not runs[item]
+             and any(item.get_closest_marker(m) for m in TIER_MARKS) and _uses_cached_fixture(item)}
+    groups = {}
+    for item in items:
+        module = getattr(getattr(item, "module", None), "__name__", None)
+        if runs[item] or module in heavy:
+            groups[item] = runs[item] or module
+    return groups
 
 
 @pytest.hookimpl(tryfirst=True)  # before -m deselects
 def pytest_collection_modifyitems(config, items):
     grouped = config.pluginmanager.hasplugin("xdist")
     for item in items:
-        names = set(getattr(item, "fixturenames", ()))
-        if SNAKEMAKE_FIXTURES & names:
+        if SNAKEMAKE_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.snakemake)
-        run = next((r for r in SESSION_RUN_GROUPS if r in names), None)
-        if grouped and run:
-            item.add_marker(pytest.mark.xdist_group(run))
-            if getattr(config.option, "loadgroup", False) and NodeId is not None:
-                # xdist 3.8 tells its scheduler the group through a nodeid suffix ("...@smoke_run") that it
-                # writes to item._nodeid, which pytest 9.2 no longer reads (its nodeid is item._id): without
-                # this every worker built its own session runs (pytest-xdist issue 1386)
-                item._id = NodeId.parse(f"{item.nodeid}@{run}")
+    if not grouped:
+        return
+    for item, group in xdist_groups(items).items():
+        item.add_marker(pytest.mark.xdist_group(group))
+        if getattr(config.option, "loadgroup", False) and NodeId is not None:
+            # xdist 3.8 tells its scheduler the group through a nodeid suffix ("...@smoke_run") that it
+            # writes to item._nodeid, which pytest 9.2 no longer reads (its nodeid is item._id): without
+            # this every worker built its own session runs (pytest-xdist issue 1386)
+            item._id = NodeId.parse(f"{item.nodeid}@{group}")
 
 
 @pytest.hookimpl(hookwrapper=True)
