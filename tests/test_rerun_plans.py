@@ -97,16 +97,17 @@ def dry_run_commands(workdir: Path, config: Path) -> dict[tuple[str, str], str]:
 
 
 @pytest.mark.snakemake
-def test_math_extraction_is_read_by_the_scoring_jobs_only(tmp_path):
+def test_math_extraction_is_read_by_the_scoring_and_training_jobs_only(tmp_path):
     """`scoring.math_extraction` changes the commands of the jobs that score math answers (and so
-    their params), no training or sampling job; spelling out its default changes nothing."""
+    their params), the training stages' among them (their reward scores as the score jobs do), no
+    sampling job; spelling out its default changes nothing."""
     before = dry_run_commands(tmp_path / "strict", SMOKE_CONFIG)
     lenient = dry_run_commands(tmp_path / "lenient", edited_config(
         tmp_path, lambda c: c["scoring"].update(math_extraction="lenient")))
     assert lenient.keys() == before.keys()
     changed = {rule for (rule, wc), cmd in before.items() if lenient[(rule, wc)] != cmd}
-    assert changed == SCORING | {"base_metrics", "opening_intervention", "single_token"}, changed
-    scored = [cmd for (rule, _), cmd in lenient.items() if rule in SCORING]
+    assert changed == SCORING | {"base_metrics", "opening_intervention", "single_token", "train_stage"}, changed
+    scored = [cmd for (rule, _), cmd in lenient.items() if rule in SCORING | {"train_stage"}]
     assert scored and all('"math_extraction":"lenient"' in cmd for cmd in scored)
     left_out = dry_run_commands(tmp_path / "default", edited_config(
         tmp_path, lambda c: c["scoring"].pop("math_extraction")))

@@ -47,7 +47,7 @@ def _cli(cwd: Path, *args: str) -> list[str]:
 LENGTH_REWARD = """
 import sys
 import rlvr_support.training.stage as grpo
-def make_reward(task):
+def make_reward(task, scoring=None):
     def length_reward(prompts, completions, **_):
         return [len(c if isinstance(c, str) else c[-1]["content"]) % 5 / 4 for c in completions]
     return length_reward

@@ -35,7 +35,7 @@ def write_parent(d: Path, arch: dict, prompts: list[dict]) -> Path:
 
 def length_reward(modulus: int = 5):
     """A reward factory (`task` -> reward function) of the completion's length mod `modulus`, in [0, 1]."""
-    def factory(task):
+    def factory(task, scoring=None):
         def reward(prompts, completions, **_):
             return [len(c) % modulus / (modulus - 1) for c in completions]
         return reward

@@ -79,7 +79,7 @@ def main(out: Path) -> None:
                     "vllm": vllm_lp, "trainer": lp.tolist()}
 
     trainer_mod.SupportGRPOTrainer = ProbeTrainer  # train_stage imports the trainer at call time
-    stage.make_reward = lambda task: even_token_reward
+    stage.make_reward = lambda task, scoring=None: even_token_reward
     manifest = stage.train_stage(str(parent / "manifest.json"), "math", str(prompts), str(out / "math" / "manifest.json"),
                                  RL, seed=0, chain="math~routing", threads=1, remedies=REMEDIES)
     curve = (out / "math" / "reward_curve.csv").read_text()

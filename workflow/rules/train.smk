@@ -27,6 +27,7 @@ rule train_stage:
     params:
         task=get_stage_task,
         cfg=get_train_cfg,
+        scoring=get_scoring_cfg(),  # the reward scores as the score jobs do
         remedies=get_remedies,
         probes=get_probe_args,
         verifiers=get_train_verifiers,
@@ -36,7 +37,7 @@ rule train_stage:
         gpus=get_gpus_per_node("train"),
     shell:
         "{params.launcher} train --parent {input.parent} --task {params.task} --prompts {input.prompts} "
-        "--cfg {params.cfg:q} --seed {wildcards.seed} --chain {wildcards.chain} "
+        "--cfg {params.cfg:q} --scoring {params.scoring:q} --seed {wildcards.seed} --chain {wildcards.chain} "
         "--remedies {params.remedies:q} --teacher {input.teacher} --probe {params.probes} "
         "--out {output.manifest} --threads {threads} --gpus {params.gpus} --verifiers {params.verifiers} "
         "--log-dir {log.trackers} > {log.stdout} 2>&1"

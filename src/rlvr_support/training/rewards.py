@@ -1,7 +1,9 @@
 """Verifiable rewards for GRPO: the very scorer the evaluation uses, so train and eval agree.
 
 Math-RLVR rewards a correct final answer, IF-RLVR a response that meets every constraint
-(IFEval strict, prompt level), joint RLVR both at once (MathIF hard accuracy).
+(IFEval strict, prompt level), joint RLVR both at once (MathIF hard accuracy). The config's
+`scoring` section (math_extraction, reasoning, timeout_s) applies here as in the score jobs:
+a study scored with lenient extraction, or with the reasoning stripped, is trained on that reward.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ import json
 
 import pandas as pd
 
-from rlvr_support.scoring.score import score_samples
+from rlvr_support.scoring.score import score_samples, scoring_options
 
 
 def _text(x) -> str:
@@ -18,9 +20,12 @@ def _text(x) -> str:
     return x[-1]["content"] if isinstance(x, list) else x
 
 
-def make_reward(task: str):
+def make_reward(task: str, scoring: dict | None = None):
+    """The reward of `task`'s GRPO stage; `scoring` is the config's `scoring` section (None: score_samples'
+    defaults, as for a stage run outside a study)."""
     if task not in ("math", "if", "joint"):
         raise ValueError(f"no verifiable reward for task {task!r} (expected math, if or joint)")
+    options = scoring_options(scoring) if scoring else {}
 
     def reward(prompts, completions, prompt_id, answer, instruction_id_list, kwargs_json, extra_json=None, **_):
         # extra_json carries per-prompt scorer fields (e.g. a Reasoning Gym entry); absent in older datasets.
@@ -32,7 +37,7 @@ def make_reward(task: str):
                                                      extras)}
         samples = pd.DataFrame({"prompt_id": prompt_id, "sample_idx": range(len(completions)),
                                 "text": [_text(c) for c in completions]})
-        return score_samples(samples, records)["reward"].astype(float).tolist()
+        return score_samples(samples, records, **options)["reward"].astype(float).tolist()
 
     reward.__name__ = f"{task}_reward"
     return reward

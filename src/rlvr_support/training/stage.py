@@ -122,7 +122,8 @@ def _monitor_module():
     return importlib.import_module(f"{__package__}.support_monitor")
 
 
-def _monitor(tok, rl: dict, task: str, probes: dict[str, str] | None, csv: Path, seed: int, fmt: str = "raw"):
+def _monitor(tok, rl: dict, task: str, probes: dict[str, str] | None, csv: Path, seed: int, fmt: str = "raw",
+             scoring: dict | None = None):
     """The support monitor (training/support_monitor.py) on the first `prompts` eval prompts of each task in the chain."""
     mon = rl.get("monitor")
     if not mon or not probes:
@@ -131,20 +132,21 @@ def _monitor(tok, rl: dict, task: str, probes: dict[str, str] | None, csv: Path,
     return _monitor_module().SupportMonitor(tok, sets, task, csv, every=mon["every"], n=mon["n"],
                           max_new_tokens=rl["max_completion_tokens"], temperature=rl["temperature"],
                           opening_tokens=mon["opening_tokens"], early_stop_margin=mon.get("early_stop_margin"),
-                          seed=seed, prompt_format=fmt)
+                          seed=seed, prompt_format=fmt, scoring=scoring)
 
 
 def train_stage(parent: str, task: str, prompts_path: str, out_manifest: str, rl: dict, seed: int,
                 chain: str, threads: int = 1, remedies: dict | None = None, teacher: str | None = None,
                 probes: dict[str, str] | None = None, code: str | None = None,
-                log_dir: str | None = None) -> dict | None:
+                log_dir: str | None = None, scoring: dict | None = None) -> dict | None:
     """Train one stage; `remedies` (a chain variant's, see training/trainer.py) switch mitigations on,
     `teacher` is the distillation teacher's manifest (default: the parent), `probes` maps each task
     of the chain to its prompt file for the support monitor, whose CSV lands beside the manifest.
     `code` is the hash of the code this job runs (the `train` verb passes it): saved progress of
     other code is not resumed. `threads` are the job's cores on this node, shared by its training processes
     (process_threads); `log_dir` is where the trackers of rl.report_to write (training/trackers.py). Returns
-    the manifest on the main process and None on the others (multi-GPU runs)."""
+    the manifest on the main process and None on the others (multi-GPU runs). `scoring` is the config's
+    `scoring` section: the reward and the monitor score as the score jobs do (training/rewards.py)."""
     from rlvr_support.training.trainer import SupportGRPOTrainer, check_remedies, resolve_remedies
 
     torch.set_num_threads(process_threads(threads))
@@ -169,14 +171,15 @@ def train_stage(parent: str, task: str, prompts_path: str, out_manifest: str, rl
         "parent": resume_state.file_digest(parent), "task": task, "chain": chain,
         "rl": {k: v for k, v in rl.items() if k != "report_to"}, "seed": seed,
         "prompts": resume_state.file_digest(prompts_path), "remedies": remedies,
-        "teacher": resume_state.file_digest(teacher) if teacher else None, "code": code})
+        "teacher": resume_state.file_digest(teacher) if teacher else None, "code": code,
+        **({"scoring": scoring} if scoring else {})})
     fmt = prompt_format(parent)  # copied into the new manifest below
-    monitor = _monitor(tok, rl, task, probes, partial / "monitor.csv", seed, fmt)
+    monitor = _monitor(tok, rl, task, probes, partial / "monitor.csv", seed, fmt, scoring)
     callbacks = [resume_state.SharedModes(), *([monitor] if monitor else [])]
     if rl.get("keep_every"):  # a trajectory chain (config/checkpoints.py)
         callbacks.append(KeepWeights(partial, rl["keep_every"]))
     trainer = SupportGRPOTrainer(
-        model=model, reward_funcs=[make_reward(task)], args=args, train_dataset=_dataset(prompts, fmt),
+        model=model, reward_funcs=[make_reward(task, scoring)], args=args, train_dataset=_dataset(prompts, fmt),
         processing_class=tok, remedies=remedies, reference=parent, teacher=teacher if own_teacher else None,
         callbacks=callbacks or None, rollout_backend=rl.get("rollout_backend", "auto"),
     )

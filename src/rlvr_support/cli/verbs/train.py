@@ -20,7 +20,7 @@ def cmd_train(a):
     manifest = train_stage(a.parent, a.task, a.prompts, a.out, a.cfg, a.seed, a.chain, threads=a.threads,
                            remedies=a.remedies, teacher=a.teacher, probes=probes,
                            code=job_hash("train", a.verifiers, a.remedies, monitor_moves_weights(a.cfg)),
-                           log_dir=a.log_dir)
+                           log_dir=a.log_dir, scoring=a.scoring)
     if manifest is not None:  # None on the non-main processes of a multi-GPU run
         write_json(a.out, manifest)
 
@@ -42,6 +42,8 @@ def register(verb) -> None:
     s.add_argument("--log-dir", help="the stage's log folder, where the trackers of rl.report_to write "
                                      "(TensorBoard event files, offline wandb / trackio runs; training/trackers.py)")
     s.add_argument("--teacher", help="distillation teacher manifest (default: the parent)")
+    s.add_argument("--scoring", type=_json, help="the config's `scoring` section as JSON, which the reward and the "
+                                                 "support monitor score with (default: the score verb's defaults)")
     s.add_argument("--probe", nargs="*", default=[],
                    help="task=prompts.jsonl pairs the support monitor samples (eval split); monitor.csv lands beside --out")
     add_verifier_args(s)  # the reward's and the support monitor's
