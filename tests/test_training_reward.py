@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 from rlvr_support.training.rewards import make_reward
 
 SCORING = {"timeout_s": 2.0, "workers": 1, "reasoning": "none"}

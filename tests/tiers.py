@@ -102,8 +102,7 @@ CACHED_SCOPES = ("module", "package", "class")
 
 def _uses_cached_fixture(item) -> bool:
     defs = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {})
-    return any(d.scope in CACHED_SCOPES for fixdefs in defs.values() for d in fixdefs
-               if d.argname not in SESSION_RUN_GROUPS)
+    return any(d.scope in CACHED_SCOPES for fixdefs in defs.values() for d in fixdefs)
 
 
 def xdist_groups(items) -> dict:
@@ -111,15 +110,11 @@ def xdist_groups(items) -> dict:
     module with a tier mark uses a module-scoped fixture; items of no group are absent."""
     runs = {item: next((r for r in SESSION_RUN_GROUPS if r in getattr(item, "fixturenames", ())), None)
             for item in items}
+    modules = {item: getattr(getattr(item, "module", None), "__name__", None) for item in items}
     # a session run's readers are grouped with it already, module fixtures built on them included
-    heavy = {item.module.__name__ for item in items if getattr(item, "module", None) is not None and not runs[item]
+    heavy = {modules[item] for item in items if modules[item] and not runs[item]
              and any(item.get_closest_marker(m) for m in TIER_MARKS) and _uses_cached_fixture(item)}
-    groups = {}
-    for item in items:
-        module = getattr(getattr(item, "module", None), "__name__", None)
-        if runs[item] or module in heavy:
-            groups[item] = runs[item] or module
-    return groups
+    return {item: runs[item] or modules[item] for item in items if runs[item] or modules[item] in heavy}
 
 
 @pytest.hookimpl(tryfirst=True)  # before -m deselects

@@ -102,9 +102,12 @@ def _check_prompt(rec: dict, where: str) -> None:
             raise ValueError(f"{where}: field 'instruction_id_list'/'kwargs': {e}") from None
 
 
-def scoring_options(scoring: dict) -> dict:
+def scoring_options(scoring: dict | None) -> dict:
     """score_samples' keyword arguments from a config's `scoring` section, its optional keys
-    filled in from config.defaults (the one place their defaults live)."""
+    filled in from config.defaults (the one place their defaults live); None (a stage or monitor
+    run outside a study) gives none, so score_samples' own defaults apply."""
+    if scoring is None:
+        return {}
     scoring = {**SCORING_DEFAULTS, **scoring}
     return {k: scoring[k] for k in ("timeout_s", "workers", "reasoning", "math_extraction")}
 

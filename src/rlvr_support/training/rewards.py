@@ -25,7 +25,7 @@ def make_reward(task: str, scoring: dict | None = None):
     defaults, as for a stage run outside a study)."""
     if task not in ("math", "if", "joint"):
         raise ValueError(f"no verifiable reward for task {task!r} (expected math, if or joint)")
-    options = scoring_options(scoring) if scoring else {}
+    options = scoring_options(scoring)
 
     def reward(prompts, completions, prompt_id, answer, instruction_id_list, kwargs_json, extra_json=None, **_):
         # extra_json carries per-prompt scorer fields (e.g. a Reasoning Gym entry); absent in older datasets.

@@ -94,7 +94,7 @@ class SupportMonitor(TrainerCallback):
         self.every, self.n, self.max_new_tokens = every, n, max_new_tokens
         self.temperature, self.opening_tokens = temperature, opening_tokens
         self.margin, self.seed = early_stop_margin, seed
-        self.scoring = scoring or {"timeout_s": 1.0, "workers": 1, "reasoning": "none"}
+        self.scoring = scoring  # None: score_samples' defaults (scoring_options)
         self.rows = read_rows(self.out_csv) if self.out_csv.exists() else typed_rows(pd.DataFrame(columns=COLUMNS))
         self.stopped_for: str | None = None
         self.prompt_format = prompt_format  # the policy's (models/prompting.py): a chat model sees its template

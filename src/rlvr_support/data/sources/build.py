@@ -84,8 +84,9 @@ def source_verifiers(src: dict) -> tuple[str, ...]:
 
 def _check_numeric_answer(rec: dict, where: str) -> None:
     # math-verify compares a plain number exactly (verifiers.math); a Reasoning Gym answer that is
-    # a list, a grid or a word has no such reading, so `rg_scorer: math` refuses it here, not as
-    # a silent zero reward in every step.
+    # a list, a grid or a word has no such reading, so `rg_scorer: math` refuses it here, not as a
+    # silent zero reward in every step. (Not verifiers.math.as_fraction: it drops spaces, so it would
+    # read arc_1d's grid "0 0 4 4" as the number 44.)
     try:
         Fraction(str(rec["answer"]).strip())
     except (ValueError, ZeroDivisionError):
@@ -131,11 +132,11 @@ def build_task_records(task: str, sources: list[dict],
                 "kwargs": item.get("kwargs") or [],
                 "split": src["split"], "source": name,
             }
-            if "rg" in item and src.get("rg_scorer", "reasoning_gym") == "reasoning_gym":
+            if "rg" in item and src.get("rg_scorer") == "math":  # scored as any math prompt
+                _check_numeric_answer(rec, where)
+            elif "rg" in item:
                 rec["scorer"] = "reasoning_gym"
                 rec["rg"] = item["rg"]
-            elif "rg" in item:  # rg_scorer: math; the gold must be a number math-verify reads as one
-                _check_numeric_answer(rec, where)
             if rec["id"] in seen:
                 raise ValueError(f"{where}: duplicate prompt id {rec['id']!r} (give the source a distinct `name`)")
             seen.add(rec["id"])
