@@ -116,6 +116,16 @@ def process_threads(threads: int, environ=os.environ) -> int:
     return max(1, threads // max(1, int(environ.get("LOCAL_WORLD_SIZE") or 1)))
 
 
+def reward_scoring(scoring: dict | None, threads: int, environ=os.environ) -> dict | None:
+    """The `scoring` section the reward and the monitor of this training process use: its math-verify
+    workers are capped at the process's share of the job's cores (process_threads), since every process
+    of a multi-GPU stage scores its own completions (paper.yaml's 16 workers x 8 ranks would be 128
+    processes on a node). Workers change no score, so the resume fingerprint keeps the config's section."""
+    if scoring is None:
+        return None
+    return {**scoring, "workers": min(scoring["workers"], process_threads(threads, environ))}
+
+
 def _monitor_module():
     """training/support_monitor.py, imported by name: its code (metrics, sampling, scoring) counts in the
     stage's code hash only where it can stop the stage early (lineage/job_code.py, monitor_moves_weights)."""
@@ -174,12 +184,13 @@ def train_stage(parent: str, task: str, prompts_path: str, out_manifest: str, rl
         "teacher": resume_state.file_digest(teacher) if teacher else None, "code": code,
         **({"scoring": scoring} if scoring else {})})
     fmt = prompt_format(parent)  # copied into the new manifest below
-    monitor = _monitor(tok, rl, task, probes, partial / "monitor.csv", seed, fmt, scoring)
+    scoring_here = reward_scoring(scoring, threads)
+    monitor = _monitor(tok, rl, task, probes, partial / "monitor.csv", seed, fmt, scoring_here)
     callbacks = [resume_state.SharedModes(), *([monitor] if monitor else [])]
     if rl.get("keep_every"):  # a trajectory chain (config/checkpoints.py)
         callbacks.append(KeepWeights(partial, rl["keep_every"]))
     trainer = SupportGRPOTrainer(
-        model=model, reward_funcs=[make_reward(task, scoring)], args=args, train_dataset=_dataset(prompts, fmt),
+        model=model, reward_funcs=[make_reward(task, scoring_here)], args=args, train_dataset=_dataset(prompts, fmt),
         processing_class=tok, remedies=remedies, reference=parent, teacher=teacher if own_teacher else None,
         callbacks=callbacks or None, rollout_backend=rl.get("rollout_backend", "auto"),
     )
