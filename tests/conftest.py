@@ -10,6 +10,12 @@ from pathlib import Path
 
 import pytest
 
+from rlvr_support.idle_threads import short_spin
+
+# Two workers, each starting Snakemake jobs of 2 threads, share as few as 2 cores: idle OpenMP threads
+# sleep soon, in the workers (set before any test loads torch) and in every job they start.
+short_spin()
+
 # the tier marks (snakemake, vllm, slow) and the check that a test starting Snakemake or vLLM carries its mark
 from tiers import (pytest_collection_modifyitems, pytest_fixture_setup, pytest_runtest_logreport,  # noqa: F401
                    pytest_runtest_makereport, pytest_runtest_protocol, pytest_terminal_summary)

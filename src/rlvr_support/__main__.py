@@ -1,9 +1,11 @@
 import sys
 
 from rlvr_support.config.numerics import apply as pin_numerics
+from rlvr_support.idle_threads import short_spin
 
 # First of all, before anything loads torch, numpy or a BLAS: those read their kernel choices from
 # the environment once, when they load (config/numerics.py).
+short_spin()
 try:
     pin_numerics(sys.argv[1:])
 except ValueError as e:
