@@ -2,7 +2,9 @@
 
     python bench/stage_times.py [results/benchmarks] [--wall SECONDS]
 
-Each rule with a `benchmark:` directive writes one TSV per job (s = wall seconds, max_rss in MB).
+Each rule with a `benchmark:` directive writes one TSV per job (s = wall seconds, max_rss in MB). A job
+run warm (cli/warm_server.py) was a waiting client to Snakemake, so its peak RSS is read from its log
+(results/logs/<the same path>.log), where the warm process wrote it.
 The stage is the first folder below benchmarks/ (base, train, sample, score, analyse, routed, ...).
 Rules without a benchmark file (the local table and figure rules) are not counted; --wall (the run's
 elapsed time) adds the share of the run the table does not explain.
@@ -16,6 +18,9 @@ from pathlib import Path
 
 import pandas as pd
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+from rlvr_support.cli.warm_server import warm_peak_rss  # noqa: E402
+
 
 def stage_times(root: Path) -> pd.DataFrame:
     rows = []
@@ -23,8 +28,10 @@ def stage_times(root: Path) -> pd.DataFrame:
         t = pd.read_csv(tsv, sep="\t")
         if "s" not in t.columns or t.empty:
             raise ValueError(f"{tsv}: not a Snakemake benchmark file (no 's' column)")
+        log = root.parent / "logs" / tsv.relative_to(root).with_suffix(".log")
+        warm = warm_peak_rss(log.read_text(errors="replace")) if log.exists() else None
         rows.append({"stage": tsv.relative_to(root).parts[0], "job": str(tsv.relative_to(root).with_suffix("")),
-                     "s": float(t["s"].iloc[-1]), "max_rss": float(t["max_rss"].iloc[-1])})
+                     "s": float(t["s"].iloc[-1]), "max_rss": warm if warm is not None else float(t["max_rss"].iloc[-1])})
     if not rows:
         raise ValueError(f"{root}: no benchmark files")
     jobs = pd.DataFrame(rows)

@@ -33,3 +33,14 @@ def test_not_a_benchmark_file_is_named(tmp_path):
     with pytest.raises(ValueError, match="bad.tsv: not a Snakemake benchmark file"):
         stage_times.stage_times(tmp_path)
     assert stage_times.main([str(tmp_path / "missing")]) == 1
+
+
+def test_a_warm_jobs_peak_memory_comes_from_its_log(tmp_path):
+    # the benchmark file measured the waiting client (30 MB); the warm process wrote its own peak to the log
+    _bench(tmp_path / "benchmarks/sample/base/math.tsv", 1.0, 30)
+    _bench(tmp_path / "benchmarks/sample/base/if.tsv", 1.0, 30)
+    log = tmp_path / "logs/sample/base/math.log"
+    log.parent.mkdir(parents=True)
+    log.write_text("sampling backend: fast\nwarm job: peak RSS 512 MB\n")
+    t = stage_times.stage_times(tmp_path / "benchmarks").set_index("stage")
+    assert t.loc["sample", "max_rss_mb"] == 512

@@ -1,6 +1,7 @@
 import sys
 
 from rlvr_support.config.numerics import apply as pin_numerics
+from rlvr_support.cli.warm_server import run_warm
 from rlvr_support.idle_threads import short_spin
 
 # First of all, before anything loads torch, numpy or a BLAS: those read their kernel choices from
@@ -11,6 +12,9 @@ try:
 except ValueError as e:
     print(f"error: {e}", file=sys.stderr)
     sys.exit(1)
+
+if __name__ == "__main__" and (rc := run_warm(sys.argv[1:])) is not None:  # a warm child ran it (cli/warm_server.py)
+    sys.exit(rc)
 
 from rlvr_support.cli.main import main  # noqa: E402  (after the pins, on purpose)
 

@@ -18,6 +18,7 @@ if str(Path(workflow.basedir) / "src") not in os.environ.get("PYTHONPATH", "").s
 
 from rlvr_support.planning.budget import budget_config
 from rlvr_support.cli.failed_jobs import failed_job_logs
+from rlvr_support.cli.warm_server import close_for_run, open_for_run
 from rlvr_support.config.chains import CHAIN_RE, TASKS, distill_teacher, parent_chain, parse_chain, stage_task
 from rlvr_support.config.checkpoints import (
     external_checkpoints,
@@ -89,8 +90,13 @@ os.environ[CONFIGFILES_ENV] = json.dumps(configfiles_record(workflow.configfiles
 # A failed job's log ends with the CLI's one-line error: show it on the terminal, where Snakemake itself only says
 # "check log file(s)" (a hub failure in `prefetch` is otherwise explained only in the rule's log).
 onerror:
+    close_for_run()
     if shown := failed_job_logs(log):
         print(shown, file=sys.stderr)
+
+
+onsuccess:
+    close_for_run()
 
 
 # One starting model (`base:`): results/... . Several (`models:`, e.g. the paper's two bases): each
@@ -108,6 +114,8 @@ if workflow.is_main_process and (conflict := study_conflict(TOP, config["study"]
 
 onstart:
     record_study(TOP, config["study"], STUDY_CONFIGFILES)
+    # a local run of a CPU study: its jobs fork from warm processes that have imported torch (cli/warm_server.py)
+    open_for_run(workflow.local_exec and not workflow.dryrun, config["numerics"]["pin"])
 
 
 ANALYSIS = config["analysis"]

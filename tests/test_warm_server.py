@@ -1,0 +1,147 @@
+"""Warm job processes (cli/warm_server.py): a job forked from a warm server writes the bytes a job run
+cold writes, returns its exit status and error, and a killed job process takes its child with it."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import SMOKE_CONFIG
+from rlvr_support.cli import warm_server
+
+CONFIG = yaml.safe_load(SMOKE_CONFIG.read_text())
+
+
+def _env(root: Path | None) -> dict:
+    """A job's environment: pinned numerics as the smoke run's jobs have them; warm under `root`."""
+    env = {k: v for k, v in os.environ.items() if k != warm_server.ENV}
+    env["RLVR_NUMERICS"] = json.dumps({"pin": True})
+    env[warm_server.ENV] = str(root) if root else "off"
+    return env
+
+
+def _job(args: list[str], cwd: Path, env: dict, check: bool = True) -> subprocess.CompletedProcess:
+    proc = subprocess.run([sys.executable, "-m", "rlvr_support", *args], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=600)
+    if check:
+        assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc
+
+
+def _servers(root: Path) -> list[int]:
+    """The pids of the warm servers (and their children) serving `root`."""
+    pids = []
+    for proc in Path("/proc").iterdir():
+        try:
+            cmd = (proc / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"rlvr_support.cli.warm_server" in cmd and str(root).encode() in cmd:
+            pids.append(int(proc.name))
+    return pids
+
+
+def _wait_for_server(root: Path, servers: int = 1, timeout: float = 120) -> None:
+    t0 = time.time()
+    while len(list(root.glob("*.sock"))) < servers:
+        assert time.time() - t0 < timeout, f"no warm server listened in {root}: {list(root.iterdir())}"
+        time.sleep(0.2)
+
+
+@pytest.fixture
+def warm_root(tmp_path):
+    root = tmp_path / "servers"
+    root.mkdir()
+    yield root
+    for pid in _servers(root):
+        os.kill(pid, signal.SIGKILL)
+
+
+def _smoke_jobs(smoke_run: Path, out: str) -> list[list[str]]:
+    """Pretraining (2 threads), a GRPO stage and a sample job of the smoke config, writing under `out`."""
+    res = smoke_run / "results"
+    base = {**CONFIG["base"], "train": {**CONFIG["base"]["train"], "steps": 30}}
+    rl = {**CONFIG["rl"], "steps": 2}
+    sampling = {**CONFIG["sampling"], "benchmarks": {}, "token_arrays": None, "shards": 1}
+    return [
+        ["pretrain", "--corpus", str(res / "data/corpus.jsonl"), "--cfg", json.dumps(base), "--seed", "0",
+         "--threads", "2", "--out", f"{out}/base/manifest.json"],
+        ["train", "--parent", f"{out}/base/manifest.json", "--task", "math", "--prompts",
+         str(res / "data/prompts/math.jsonl"), "--cfg", json.dumps(rl), "--seed", "0", "--chain", "math",
+         "--out", f"{out}/math/manifest.json"],
+        ["sample", "--model", f"{out}/math/manifest.json", "--prompts", str(res / "data/prompts/math.jsonl"),
+         "--cfg", json.dumps(sampling), "--job", "math", "--out", f"{out}/math.parquet", "--threads", "1",
+         "--gpus", "0", "--shard", "0"],
+    ]
+
+
+@pytest.mark.slow
+def test_warm_jobs_write_the_bytes_of_cold_jobs(smoke_run, tmp_path, warm_root):
+    # the same relative paths in each folder: a checkpoint records its parent's path, and sampling seeds
+    # follow the checkpoint's files
+    folders = {name: tmp_path / name for name in ("cold", "first", "warm")}
+    for folder in folders.values():
+        folder.mkdir()
+    for args in _smoke_jobs(smoke_run, "run"):
+        _job(args, folders["cold"], _env(None))
+    # the first job of each environment runs cold and starts its server; then the same jobs again, warm
+    warm = _env(warm_root)
+    for args in _smoke_jobs(smoke_run, "run"):
+        _job(args, folders["first"], warm)
+    _wait_for_server(warm_root, servers=2)  # 2 threads (pretraining), 1 thread (the others)
+    for args in _smoke_jobs(smoke_run, "run"):
+        log = _job(args, folders["warm"], warm).stderr
+        assert "warm job: peak RSS" in log, f"{args[0]} ran cold: {log[-2000:]}"
+    for f in ("base/model/model.safetensors", "math/model/model.safetensors", "math/reward_curve.csv",
+              "math.parquet"):
+        assert (folders["warm"] / "run" / f).read_bytes() == (folders["cold"] / "run" / f).read_bytes(), \
+            f"{f} differs"
+
+
+@pytest.mark.slow
+def test_the_session_smoke_run_ran_its_jobs_warm(smoke_run):
+    logs = list((smoke_run / "results" / "logs").rglob("*.log"))
+    warm = [p for p in logs if "warm job: peak RSS" in p.read_text(errors="replace")]
+    assert len(warm) > len(logs) / 2, f"{len(warm)} of {len(logs)} jobs ran warm"
+
+
+def test_a_warm_job_returns_its_exit_status_and_error(tmp_path, warm_root):
+    env = _env(warm_root)
+    bad = ["budget", "--configfile", str(tmp_path / "missing.yaml")]
+    cold = _job(bad, tmp_path, _env(None), check=False)
+    _job(bad, tmp_path, env, check=False)  # starts the server
+    _wait_for_server(warm_root)
+    got = _job(bad, tmp_path, env, check=False)
+    assert got.returncode == cold.returncode != 0
+    assert "warm job: peak RSS" in got.stderr
+    assert got.stderr.replace(got.stderr.splitlines()[-1], "").strip() == cold.stderr.strip()
+
+
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM])
+def test_a_stopped_job_process_stops_its_warm_child(smoke_run, tmp_path, warm_root, sig):
+    env = _env(warm_root)
+    args = _smoke_jobs(smoke_run, "long")[0]
+    args[args.index("--cfg") + 1] = json.dumps({**CONFIG["base"], "train": {**CONFIG["base"]["train"],
+                                                                           "steps": 100_000}})
+    _job(["pretrain", "--threads", "2", "--help"], tmp_path, env)  # starts the server of its environment
+    _wait_for_server(warm_root)
+    proc = subprocess.Popen([sys.executable, "-m", "rlvr_support", *args], cwd=tmp_path, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    t0 = time.time()
+    while len(_servers(warm_root)) < 2:  # the server and the child running the job
+        assert proc.poll() is None and time.time() - t0 < 120, "the long job did not start in a warm child"
+        time.sleep(0.2)
+    proc.send_signal(sig)
+    assert proc.wait(timeout=30) == -sig
+    t0 = time.time()
+    while len(_servers(warm_root)) > 1:
+        assert time.time() - t0 < 10, f"the warm child outlived its job process (signal {sig.name})"
+        time.sleep(0.2)
