@@ -22,9 +22,12 @@ as a ratio of medians over `--repeat` runs. Cases (`SECTIONS`, in the file's ord
   whole-file reading of before: bench/bench_memory.py, output embedded;
 * pinned against unpinned CPU numerics (config/numerics.py): pretraining, a GRPO stage and a sample
   job of the smoke config and at config.yaml's model size: bench/bench_numerics.py, output embedded;
-* the smoke study (tests/config/smoke.yaml) end to end: wall time;
+* the smoke study (tests/config/smoke.yaml) end to end, its jobs started cold and warm (cli/warm_server.py):
+  wall time and job seconds per stage (bench/stage_times.py);
 * `audit results/` of that smoke run (or of `--run DIR`), every table recomputed, against `--quick`,
   and on trees with 10x the samples and 10x the prompts: bench/bench_audit.py, output embedded;
+* `make run`'s job seconds per stage and the suite's seconds per tier mark, before and after, from two
+  `make run` trees and two JUnit XML files given (`--make-run`, `--suite`; nothing run): the runs case;
 * importing 1,000,000 samples of another tool (lm-eval layout, 1,000 prompts x 1,000 samples of ~2 KB)
   against `pandas.read_json(lines=True)` on the same file: bench/bench_imports.py, output embedded.
 
@@ -345,25 +348,83 @@ def numerics_section(ctx: Context) -> list[str]:
 
 
 def smoke_section(ctx: Context) -> list[str]:
+    """The smoke study twice: its jobs started cold (RLVR_WARM_JOBS=off), then warm (cli/warm_server.py)."""
     title = "## Smoke study end to end"
     if ctx.args.run:
         ctx.smoke_tree = ctx.args.run
         return [title, "", f"Not run: `--run {ctx.args.run}` names a finished run, which the audit below reads."]
     if ctx.args.quick:
         ctx.smoke_note = "--quick times no smoke study; give --run DIR, a finished smoke run, to audit it"
-        return [title, "", "Skipped: --quick times no smoke study (about 8 minutes on 2 cores)."]
-    tree = ctx.work / "smoke"
+        return [title, "", "Skipped: --quick times no smoke study (about 6 minutes on 2 cores)."]
+    from stage_times import stage_times
+
     bindir = Path(sys.executable).parent
-    try:
-        _, wall, rss = run_child([str(bindir / "snakemake"), "-s", str(REPO / "Snakefile"), "-d", str(tree),
-                                  "--configfile", str(REPO / "tests/config/smoke.yaml"), "--cores", "2", "all"],
-                                 timeout=1800)
-    except RuntimeError:
-        ctx.smoke_note = "the smoke study failed"
-        raise
-    ctx.smoke_tree = tree
-    return [title, "", f"`snakemake --configfile tests/config/smoke.yaml --cores 2 all`: {wall:.0f} s wall; peak RSS "
-            f"of the snakemake process tree's largest child {rss:,.0f} MiB (no baseline: an absolute figure)."]
+    runs = {}
+    for mode in ("cold", "warm"):
+        tree = ctx.work / f"smoke-{mode}"
+        cmd = [str(bindir / "snakemake"), "-s", str(REPO / "Snakefile"), "-d", str(tree), "--configfile",
+               str(REPO / "tests/config/smoke.yaml"), "--cores", "2", "all"]
+        if mode == "cold":
+            cmd = ["env", "RLVR_WARM_JOBS=off", *cmd]
+        try:
+            _, wall, rss = run_child(cmd, timeout=1800)
+        except RuntimeError:
+            ctx.smoke_note = "the smoke study failed"
+            raise
+        runs[mode] = (tree, wall, rss, stage_times(tree / "results" / "benchmarks").set_index("stage"))
+    ctx.smoke_tree = runs["warm"][0]
+    (_, cold_wall, cold_rss, cold), (_, warm_wall, _, warm) = runs["cold"], runs["warm"]
+    lines = [title, "", "`snakemake --configfile tests/config/smoke.yaml --cores 2 all`, its jobs started cold "
+             "(`RLVR_WARM_JOBS=off`), then warm (forked from processes that imported torch and transformers "
+             "already: cli/warm_server.py), in the same run:", "",
+             f"wall {cold_wall:.0f} s cold, {warm_wall:.0f} s warm: {warm_wall / cold_wall:.2f}x; peak RSS of the "
+             f"snakemake process tree's largest child {cold_rss:,.0f} MiB cold (warm jobs run outside that tree: "
+             "their own peaks are in the table).", "",
+             "| stage | jobs | job seconds, cold | job seconds, warm | ratio | peak RSS MB, cold | warm |",
+             "|---|---:|---:|---:|---:|---:|---:|"]
+    for stage in cold.index:
+        c, w = cold.loc[stage], warm.loc[stage]
+        lines.append(f"| {stage} | {int(c['jobs'])} | {c['total_s']:,.0f} | {w['total_s']:,.0f} | "
+                     f"{w['total_s'] / max(c['total_s'], 1e-9):.2f} | {c['max_rss_mb']:,.0f} | {w['max_rss_mb']:,.0f} |")
+    lines.append(f"| all benchmarked jobs | {cold['jobs'].sum()} | {cold['total_s'].sum():,.0f} | "
+                 f"{warm['total_s'].sum():,.0f} | {warm['total_s'].sum() / cold['total_s'].sum():.2f} | | |")
+    return lines
+
+
+def runs_section(ctx: Context) -> list[str]:
+    """`make run`'s job seconds per stage and the suite's seconds per tier mark, before and after a change:
+    read from two finished `make run` trees (--make-run BEFORE AFTER) and two JUnit XML files of the suite
+    (--suite BEFORE AFTER), each made on a clean clone; nothing is run here."""
+    from stage_times import stage_times
+    from suite_times import TIERS, collected, junit_times
+
+    title = "## make run and the suite, before and after"
+    a = ctx.args
+    if not (a.make_run and a.suite):
+        return [title, "", "Not run: give --make-run BEFORE AFTER (two `make run` trees) and --suite BEFORE AFTER "
+                "(two JUnit XML files of `make test`)."]
+    before, after = (stage_times(Path(t) / "results" / "benchmarks").set_index("stage") for t in a.make_run)
+    lines = [title, "", f"`make run` trees: before {a.make_run[0]}, after {a.make_run[1]}; job seconds from their "
+             "benchmark files (bench/stage_times.py; the table and figure rules have none):", "",
+             "| stage | jobs | job seconds, before | after | ratio |", "|---|---:|---:|---:|---:|"]
+    for stage in before.index:
+        b, w = before.loc[stage], after.loc[stage]
+        lines.append(f"| {stage} | {int(b['jobs'])} | {b['total_s']:,.0f} | {w['total_s']:,.0f} | "
+                     f"{w['total_s'] / max(b['total_s'], 1e-9):.2f} |")
+    lines += [f"| all benchmarked jobs | {before['jobs'].sum()} | {before['total_s'].sum():,.0f} | "
+              f"{after['total_s'].sum():,.0f} | {after['total_s'].sum() / before['total_s'].sum():.2f} |", "",
+              f"The suite: before {a.suite[0]}, after {a.suite[1]}; per-test seconds summed per tier mark "
+              "(bench/suite_times.py: under two workers a sum of both workers' time, not the wall):", "",
+              "| tier | tests, before | after | seconds, before | after | ratio |", "|---|---:|---:|---:|---:|---:|"]
+    times = [junit_times(Path(x)) for x in a.suite]
+    charged: set[str] = set()
+    for tier, expr in TIERS:
+        ids = collected(expr) - charged
+        charged |= ids
+        n = [len([i for i in ids if i in t]) for t in times]
+        sec = [sum(t[i] for i in ids if i in t) for t in times]
+        lines.append(f"| {tier} | {n[0]:,} | {n[1]:,} | {sec[0]:,.0f} | {sec[1]:,.0f} | {sec[1] / max(sec[0], 1e-9):.2f} |")
+    return lines
 
 
 def imports_section(ctx: Context) -> list[str]:
@@ -394,6 +455,7 @@ SECTIONS = {
     "smoke": Section("Smoke study end to end", smoke_section),
     "audit": Section("Auditing a tree", audit_section),  # after smoke: it audits the run smoke made
     "imports": Section("Importing samples", imports_section),
+    "runs": Section("make run and the suite, before and after", runs_section),
 }
 
 
@@ -450,6 +512,10 @@ def main() -> None:
     ap.add_argument("--only", nargs="+", choices=list(SECTIONS), help="run these cases alone and replace their "
                     "sections in --out")
     ap.add_argument("--run", type=Path, help="a finished smoke run to audit (then no smoke study is timed)")
+    ap.add_argument("--make-run", nargs=2, metavar=("BEFORE", "AFTER"), help="two finished `make run` folders: "
+                    "the runs case compares their job seconds per stage")
+    ap.add_argument("--suite", nargs=2, metavar=("BEFORE", "AFTER"), help="two JUnit XML files of the suite: the "
+                    "runs case compares their seconds per tier mark")
     ap.add_argument("--quick", action="store_true", help="every case at tiny sizes, to check the suite runs; "
                     "writes a temporary file unless --out is given")
     ap.add_argument("--out", type=Path, help="the results file (default bench/RESULTS.md; --quick: a temporary file)")

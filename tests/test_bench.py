@@ -27,6 +27,7 @@ FIGURES = {
     "smoke": r"Not run: `--run .+` names a finished run",
     "audit": r"\| finished run \| \d+ \| [\d.]+ \| [\d.]+ \| [\d.]+ \| \d+\.\d \|",
     "imports": r"\| `?import_entry.*\| [\d.]+ \| [\d,]+ \| [\d,]+ \| [\d.]+x \|",
+    "runs": r"Not run: give --make-run BEFORE AFTER",  # --quick has no runs to compare: see the test below
 }
 
 
@@ -94,3 +95,24 @@ def test_only_replaces_its_sections_and_keeps_the_rest():
     assert new == ("# Benchmark results\n\nMachine: m.\n\n## Sampling (new)\n\nnew sampling\n\n"
                    "## Peak memory of score and sample-merge\n\nmemory\n\n## Smoke study end to end\n\nold smoke\n\n"
                    "## Auditing a tree\n\naudit\n")
+
+
+def test_the_runs_case_compares_two_make_runs_and_two_suites(tmp_path, monkeypatch):
+    header = "s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
+    for name, seconds in (("before", 40.0), ("after", 10.0)):
+        tsv = tmp_path / name / "results/benchmarks/sample/base/math.tsv"
+        tsv.parent.mkdir(parents=True)
+        tsv.write_text(header + f"{seconds}\t0:00:40\t400\t1\t1\t1\t0\t0\t50\t1\n")
+        (tmp_path / f"{name}.xml").write_text(
+            f'<testsuites><testsuite><testcase classname="tests.test_bench" name="test_a" time="{seconds / 10}"/>'
+            '</testsuite></testsuites>')
+    sys.path.insert(0, str(REPO / "bench"))
+    import suite_times
+
+    monkeypatch.setattr(suite_times, "collected", lambda expr: {"tests/test_bench.py::test_a"} if expr.startswith(
+        "not") else set())
+    args = bench_run.argparse.Namespace(make_run=[str(tmp_path / "before"), str(tmp_path / "after")],
+                                        suite=[str(tmp_path / "before.xml"), str(tmp_path / "after.xml")])
+    text = "\n".join(bench_run.runs_section(bench_run.Context(args=args, sizes={}, work=tmp_path)))
+    assert "| sample | 1 | 40 | 10 | 0.25 |" in text, text
+    assert "| fast | 1 | 1 | 4 | 1 | 0.25 |" in text

@@ -9,9 +9,10 @@ job processes.
 How (only where the Snakefile names a directory in RLVR_WARM_JOBS: a local run of a study whose
 numerics are pinned, workflow/rules/common.smk; cluster jobs never see it):
 * `python -m rlvr_support <verb>` pins its numerics first (they decide what torch reads when it
-  loads), then looks in that directory for the server of its exact environment (named by a hash of
-  it: jobs differ in their thread counts). None: it starts one, detached, and runs the verb itself.
-  One: it hands the server its arguments, working directory and standard streams, and waits.
+  loads), then connects to the server of that directory and its exact environment (a Linux abstract
+  socket named by a hash of both: jobs differ in their thread counts). None: it starts one, detached,
+  and runs the verb itself. One: it hands the server its arguments, working directory and standard
+  streams, and waits. Elsewhere than on Linux every job starts cold.
 * The server imported what jobs import, then forks one child per job; the child takes the job's
   streams and directory and runs the verb as `python -m rlvr_support` would, then sends the exit
   status. The server never runs a torch operator, so the child inherits no thread pool and no
@@ -23,8 +24,9 @@ numerics are pinned, workflow/rules/common.smk; cluster jobs never see it):
 
 What a warm job's process is not: Snakemake's benchmark file measures the job process, which is the
 waiting client, so its wall time `s` is the job's and its memory and CPU columns are the client's.
-The child writes its own peak resident memory into the job's log ("warm job: peak RSS ... MB"), where
-bench/stage_times.py reads it.
+The child of a job that succeeds writes its own peak resident memory as the last line of the job's log
+("warm job: peak RSS ... MB"), where bench/stage_times.py reads it; a failed job's log ends with its
+error, as a cold job's does. The server's own log (<directory>/<environment>.log) lists the jobs it forked.
 
 This module is imported by __main__ only, never by a verb: it is not part of any job's code hash (it
 computes nothing a job writes), so changing it reruns nothing.
@@ -50,7 +52,7 @@ IDLE_S = 60.0  # a server with no job for this long exits
 PRELOAD = ("torch", "numpy", "pandas", "pyarrow.parquet", "transformers", "rlvr_support.models.loading",
            "rlvr_support.cli.main", "rlvr_support.lineage.provenance", "rlvr_support.sampling.jobs",
            "rlvr_support.scoring.score", "math_verify", "matplotlib.pyplot", "trl", "rlvr_support.training.stage")
-RSS_LINE = "warm job: peak RSS {mb:.0f} MB"  # the last line a warm job writes to its stderr (its log)
+RSS_LINE = "warm job: peak RSS {mb:.0f} MB"  # the last line a warm job that succeeded writes to its stderr (its log)
 
 
 def warm_peak_rss(log: str) -> float | None:
@@ -67,8 +69,10 @@ def environment_key(environ=os.environ) -> str:
     return hashlib.sha256(json.dumps(sorted(environ.items())).encode()).hexdigest()[:20]
 
 
-def _socket_path(root: str, key: str) -> str:
-    return os.path.join(root, f"{key}.sock")
+def _address(root: str, key: str) -> str:
+    """The server's socket: in Linux's abstract namespace (no file, no 108-byte path limit, gone with the
+    server), named after the run's directory and the environment."""
+    return "\0rlvr-warm-" + hashlib.sha256(f"{root}\0{key}".encode()).hexdigest()[:24]
 
 
 # ------------------------------------------------------------------------------------ the run's side
@@ -105,7 +109,7 @@ def run_warm(argv: list[str]) -> int | None:
     from rlvr_support.cli.main import DOWNLOAD_VERBS
 
     root = os.environ.get(ENV)
-    if not root or root == "off" or not os.path.isdir(root):
+    if not root or root == "off" or not os.path.isdir(root) or not sys.platform.startswith("linux"):
         return None
     if "LOCAL_RANK" in os.environ or (argv and argv[0] in DOWNLOAD_VERBS):
         # a rank of `accelerate launch` (each has its own environment), or a verb that may use the network
@@ -114,7 +118,7 @@ def run_warm(argv: list[str]) -> int | None:
     key = environment_key()
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
-        conn.connect(_socket_path(root, key))
+        conn.connect(_address(root, key))
     except OSError:
         conn.close()
         _start_server(root, key)
@@ -184,11 +188,14 @@ def serve(root: str, key: str) -> None:
             importlib.import_module(name)
         except ImportError:
             pass
-    path = _socket_path(root, key)
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    listener.bind(path + ".tmp")
+    try:
+        listener.bind(_address(root, key))
+    except OSError:  # another server of this environment listens already
+        return
     listener.listen(64)
-    os.replace(path + ".tmp", path)  # jobs find the socket only once it listens
+    listening = os.path.join(root, f"{key}.listening")  # for people and tests: which servers run
+    open(listening, "w").close()
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
     last = time.monotonic()
     try:
@@ -199,7 +206,7 @@ def serve(root: str, key: str) -> None:
                 _fork_job(conn, listener)
                 last = time.monotonic()
     finally:
-        for leftover in (path, os.path.join(root, f"{key}.starting")):
+        for leftover in (listening, os.path.join(root, f"{key}.starting")):
             try:
                 os.unlink(leftover)
             except OSError:
@@ -220,9 +227,11 @@ def _fork_job(conn: socket.socket, listener: socket.socket) -> None:
     except (OSError, ValueError, struct.error):
         conn.close()
         return
-    if os.fork() == 0:
+    pid = os.fork()
+    if pid == 0:
         listener.close()
         _run_child(conn, fds, request)  # never returns
+    print(f"job {pid}: {' '.join(request['argv'][:1])} in {request['cwd']}", file=sys.stderr, flush=True)  # the server's log
     conn.close()
     for fd in fds:
         os.close(fd)
@@ -265,8 +274,9 @@ def _run_child(conn: socket.socket, fds: list[int], request: dict) -> None:
         traceback.print_exc()
     try:
         atexit._run_exitfuncs()
-        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-        print(RSS_LINE.format(mb=peak), file=sys.stderr)
+        if not rc:  # a failed job's log ends with its one-line error (cli/failed_jobs.py shows the end)
+            peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+            print(RSS_LINE.format(mb=peak), file=sys.stderr)
         sys.stdout.flush()
         sys.stderr.flush()
         conn.sendall(f"exit {int(rc or 0)}\n".encode())
