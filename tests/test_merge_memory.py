@@ -65,8 +65,10 @@ def test_merge_memory_does_not_grow_with_the_samples(tmp_path):
     growth = peaks[large] - peaks[small]
     # Concatenating whole shards grows by about 3x token_mib (the shards, then the merged table);
     # streaming holds a few row groups of ROW_GROUP_ROWS samples at either size (measured: within
-    # 15 MiB, either way).
-    assert growth < 0.25 * token_mib, f"peak RSS {peaks}: +{growth:.0f} MiB for +{token_mib:.0f} MiB of token arrays"
+    # 15 MiB, either way, alone; +34 MiB once in a clean-clone CI run with both cores busy, where
+    # pyarrow's read-ahead threads fall behind and hold a row group more): half of token_mib still
+    # fails a merge that holds the decoded arrays once, let alone three times.
+    assert growth < 0.5 * token_mib, f"peak RSS {peaks}: +{growth:.0f} MiB for +{token_mib:.0f} MiB of token arrays"
     meta = pq.ParquetFile(tmp_path / str(large[0]) / "merged.parquet").metadata
     n = large[0] * large[1]
     assert meta.num_rows == n and meta.num_row_groups == -(-n // ROW_GROUP_ROWS)
