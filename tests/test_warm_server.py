@@ -100,8 +100,13 @@ def test_warm_jobs_write_the_bytes_of_cold_jobs(smoke_run, tmp_path, warm_root):
     for args in _smoke_jobs(smoke_run, "run"):
         log = _job(args, folders["warm"], warm).stderr
         assert "warm job: peak RSS" in log, f"{args[0]} ran cold: {log[-2000:]}"
-    for f in ("base/model/model.safetensors", "math/model/model.safetensors", "math/reward_curve.csv",
-              "math.parquet"):
+    # every file the jobs wrote (weights, tokenizer and trainer files, reward curve, samples), but what
+    # records a time: the manifests' seconds and the sidecars
+    files = sorted(p.relative_to(folders["cold"] / "run") for p in (folders["cold"] / "run").rglob("*")
+                   if p.is_file() and p.name != "manifest.json" and not p.name.endswith(".prov.json")
+                   and not p.name.startswith("."))  # .provenance-tree: the tree's own record
+    assert {"base/model/model.safetensors", "math/model/tokenizer_config.json", "math.parquet"} <= set(map(str, files))
+    for f in files:
         assert (folders["warm"] / "run" / f).read_bytes() == (folders["cold"] / "run" / f).read_bytes(), \
             f"{f} differs"
 
