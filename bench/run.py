@@ -385,7 +385,8 @@ def smoke_section(ctx: Context) -> list[str]:
     for stage in cold.index:
         c, w = cold.loc[stage], warm.loc[stage]
         lines.append(f"| {stage} | {int(c['jobs'])} | {c['total_s']:,.0f} | {w['total_s']:,.0f} | "
-                     f"{w['total_s'] / max(c['total_s'], 1e-9):.2f} | {c['max_rss_mb']:,.0f} | {w['max_rss_mb']:,.0f} |")
+                     f"{w['total_s'] / max(c['total_s'], 1e-9):.2f} | {c['max_rss_mb']:,.0f} | "
+                     f"{w['max_rss_mb']:,.0f} |")
     lines.append(f"| all benchmarked jobs | {cold['jobs'].sum()} | {cold['total_s'].sum():,.0f} | "
                  f"{warm['total_s'].sum():,.0f} | {warm['total_s'].sum() / cold['total_s'].sum():.2f} | | |")
     return lines
@@ -423,7 +424,8 @@ def runs_section(ctx: Context) -> list[str]:
         charged |= ids
         n = [len([i for i in ids if i in t]) for t in times]
         sec = [sum(t[i] for i in ids if i in t) for t in times]
-        lines.append(f"| {tier} | {n[0]:,} | {n[1]:,} | {sec[0]:,.0f} | {sec[1]:,.0f} | {sec[1] / max(sec[0], 1e-9):.2f} |")
+        lines.append(f"| {tier} | {n[0]:,} | {n[1]:,} | {sec[0]:,.0f} | {sec[1]:,.0f} | "
+                     f"{sec[1] / max(sec[0], 1e-9):.2f} |")
     return lines
 
 

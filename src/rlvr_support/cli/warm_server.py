@@ -231,7 +231,8 @@ def _fork_job(conn: socket.socket, listener: socket.socket) -> None:
     if pid == 0:
         listener.close()
         _run_child(conn, fds, request)  # never returns
-    print(f"job {pid}: {' '.join(request['argv'][:1])} in {request['cwd']}", file=sys.stderr, flush=True)  # the server's log
+    # the server's log: which jobs it forked
+    print(f"job {pid}: {' '.join(request['argv'][:1])} in {request['cwd']}", file=sys.stderr, flush=True)
     conn.close()
     for fd in fds:
         os.close(fd)
