@@ -356,7 +356,7 @@ def smoke_section(ctx: Context) -> list[str]:
     if ctx.args.quick:
         ctx.smoke_note = "--quick times no smoke study; give --run DIR, a finished smoke run, to audit it"
         return [title, "", "Skipped: --quick times no smoke study (about 6 minutes on 2 cores)."]
-    from stage_times import stage_times
+    from stage_times import compare_rows, stage_times
 
     bindir = Path(sys.executable).parent
     runs = {}
@@ -382,13 +382,7 @@ def smoke_section(ctx: Context) -> list[str]:
              "their own peaks are in the table).", "",
              "| stage | jobs | job seconds, cold | job seconds, warm | ratio | peak RSS MB, cold | warm |",
              "|---|---:|---:|---:|---:|---:|---:|"]
-    for stage in cold.index:
-        c, w = cold.loc[stage], warm.loc[stage]
-        lines.append(f"| {stage} | {int(c['jobs'])} | {c['total_s']:,.0f} | {w['total_s']:,.0f} | "
-                     f"{w['total_s'] / max(c['total_s'], 1e-9):.2f} | {c['max_rss_mb']:,.0f} | "
-                     f"{w['max_rss_mb']:,.0f} |")
-    lines.append(f"| all benchmarked jobs | {cold['jobs'].sum()} | {cold['total_s'].sum():,.0f} | "
-                 f"{warm['total_s'].sum():,.0f} | {warm['total_s'].sum() / cold['total_s'].sum():.2f} | | |")
+    lines += compare_rows(cold, warm, rss=True)
     return lines
 
 
@@ -396,8 +390,8 @@ def runs_section(ctx: Context) -> list[str]:
     """`make run`'s job seconds per stage and the suite's seconds per tier mark, before and after a change:
     read from two finished `make run` trees (--make-run BEFORE AFTER) and two JUnit XML files of the suite
     (--suite BEFORE AFTER), each made on a clean clone; nothing is run here."""
-    from stage_times import stage_times
-    from suite_times import TIERS, collected, junit_times
+    from stage_times import compare_rows, stage_times
+    from suite_times import junit_times, tier_ids
 
     title = "## make run and the suite, before and after"
     a = ctx.args
@@ -408,20 +402,12 @@ def runs_section(ctx: Context) -> list[str]:
     lines = [title, "", f"`make run` trees: before {a.make_run[0]}, after {a.make_run[1]}; job seconds from their "
              "benchmark files (bench/stage_times.py; the table and figure rules have none):", "",
              "| stage | jobs | job seconds, before | after | ratio |", "|---|---:|---:|---:|---:|"]
-    for stage in before.index:
-        b, w = before.loc[stage], after.loc[stage]
-        lines.append(f"| {stage} | {int(b['jobs'])} | {b['total_s']:,.0f} | {w['total_s']:,.0f} | "
-                     f"{w['total_s'] / max(b['total_s'], 1e-9):.2f} |")
-    lines += [f"| all benchmarked jobs | {before['jobs'].sum()} | {before['total_s'].sum():,.0f} | "
-              f"{after['total_s'].sum():,.0f} | {after['total_s'].sum() / before['total_s'].sum():.2f} |", "",
+    lines += [*compare_rows(before, after), "",
               f"The suite: before {a.suite[0]}, after {a.suite[1]}; per-test seconds summed per tier mark "
               "(bench/suite_times.py: under two workers a sum of both workers' time, not the wall):", "",
               "| tier | tests, before | after | seconds, before | after | ratio |", "|---|---:|---:|---:|---:|---:|"]
     times = [junit_times(Path(x)) for x in a.suite]
-    charged: set[str] = set()
-    for tier, expr in TIERS:
-        ids = collected(expr) - charged
-        charged |= ids
+    for tier, ids in tier_ids():
         n = [len([i for i in ids if i in t]) for t in times]
         sec = [sum(t[i] for i in ids if i in t) for t in times]
         lines.append(f"| {tier} | {n[0]:,} | {n[1]:,} | {sec[0]:,.0f} | {sec[1]:,.0f} | "

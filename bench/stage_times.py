@@ -30,8 +30,9 @@ def stage_times(root: Path) -> pd.DataFrame:
             raise ValueError(f"{tsv}: not a Snakemake benchmark file (no 's' column)")
         log = root.parent / "logs" / tsv.relative_to(root).with_suffix(".log")
         warm = warm_peak_rss(log.read_text(errors="replace")) if log.exists() else None
+        rss = warm if warm is not None else float(t["max_rss"].iloc[-1])
         rows.append({"stage": tsv.relative_to(root).parts[0], "job": str(tsv.relative_to(root).with_suffix("")),
-                     "s": float(t["s"].iloc[-1]), "max_rss": warm if warm is not None else float(t["max_rss"].iloc[-1])})
+                     "s": float(t["s"].iloc[-1]), "max_rss": rss})
     if not rows:
         raise ValueError(f"{root}: no benchmark files")
     jobs = pd.DataFrame(rows)
@@ -39,6 +40,20 @@ def stage_times(root: Path) -> pd.DataFrame:
             .agg(jobs=("job", "size"), total_s=("s", "sum"), median_s=("s", "median"), max_s=("s", "max"),
                  max_rss_mb=("max_rss", "max"))
             .sort_values("total_s", ascending=False).reset_index())
+
+
+def compare_rows(a: pd.DataFrame, b: pd.DataFrame, rss: bool = False) -> list[str]:
+    """Markdown rows of two runs' stage_times (indexed by stage): jobs, job seconds of each, their ratio, and
+    with `rss` each run's peak RSS; then the total row."""
+    rows = []
+    for stage in a.index:
+        x, y = a.loc[stage], b.loc[stage]
+        row = (f"| {stage} | {int(x['jobs'])} | {x['total_s']:,.0f} | {y['total_s']:,.0f} | "
+               f"{y['total_s'] / max(x['total_s'], 1e-9):.2f} |")
+        rows.append(row + (f" {x['max_rss_mb']:,.0f} | {y['max_rss_mb']:,.0f} |" if rss else ""))
+    total = (f"| all benchmarked jobs | {a['jobs'].sum()} | {a['total_s'].sum():,.0f} | {b['total_s'].sum():,.0f} | "
+             f"{b['total_s'].sum() / a['total_s'].sum():.2f} |")
+    return rows + [total + (" | |" if rss else "")]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -49,10 +49,19 @@ def collected(expr: str) -> set[str]:
     return {line.strip() for line in done.stdout.splitlines() if "::" in line}
 
 
-def table(times: dict[str, float], top: int) -> str:
-    rows, charged = [], set()
+def tier_ids() -> list[tuple[str, set[str]]]:
+    """Each tier and the node ids charged to it: a test goes to the first tier (TIERS' order) that selects it."""
+    tiers, charged = [], set()
     for tier, expr in TIERS:
         ids = collected(expr) - charged
+        charged |= ids
+        tiers.append((tier, ids))
+    return tiers
+
+
+def table(times: dict[str, float], top: int) -> str:
+    rows, charged = [], set()
+    for tier, ids in tier_ids():
         charged |= ids
         ran = [times[n] for n in ids if n in times]
         rows.append(f"| {tier} | {len(ids):,} | {len(ran):,} | {sum(ran):,.0f} |")

@@ -59,7 +59,7 @@ def warm_peak_rss(log: str) -> float | None:
     """The peak RSS (MB) a warm job wrote into its log; None for a job that ran cold."""
     import re
 
-    found = re.findall(r"^warm job: peak RSS (\d+) MB$", log, re.M)
+    found = re.findall("^" + re.escape(RSS_LINE).replace(re.escape("{mb:.0f}"), r"(\d+)") + "$", log, re.M)
     return float(found[-1]) if found else None
 
 
@@ -106,11 +106,11 @@ def close_for_run(environ=os.environ) -> None:
 def run_warm(argv: list[str]) -> int | None:
     """Run this job in a warm child and return its exit status; None when there is no server for this
     environment (one is started for the jobs after this one) and the caller runs the verb itself."""
-    from rlvr_support.cli.main import DOWNLOAD_VERBS
-
     root = os.environ.get(ENV)
     if not root or root == "off" or not os.path.isdir(root) or not sys.platform.startswith("linux"):
         return None
+    from rlvr_support.cli.main import DOWNLOAD_VERBS
+
     if "LOCAL_RANK" in os.environ or (argv and argv[0] in DOWNLOAD_VERBS):
         # a rank of `accelerate launch` (each has its own environment), or a verb that may use the network
         # (the servers' libraries were imported offline, as every other verb runs): cold
