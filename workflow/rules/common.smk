@@ -44,7 +44,7 @@ from rlvr_support.config.imports import (
     imports_world_config,
     study_benchmarks,
 )
-from rlvr_support.config.defaults import VARIANT_META, fill_defaults, gradient_checkpointing
+from rlvr_support.config.defaults import VARIANT_META, fill_defaults, gradient_checkpointing, uses_gpus
 from rlvr_support.config.numerics import ENV_VAR as NUMERICS_ENV
 from rlvr_support.config.revisions import revision_warning
 from rlvr_support.config.validate import ConfigError, check_duplicate_keys, validate_config
@@ -115,7 +115,7 @@ if workflow.is_main_process and (conflict := study_conflict(TOP, config["study"]
 onstart:
     record_study(TOP, config["study"], STUDY_CONFIGFILES)
     # a local run of a CPU study: its jobs fork from warm processes that have imported torch (cli/warm_server.py)
-    open_for_run(workflow.local_exec and not workflow.dryrun, config["numerics"]["pin"])
+    open_for_run(workflow.local_exec and not workflow.dryrun, not uses_gpus(config))
 
 
 ANALYSIS = config["analysis"]

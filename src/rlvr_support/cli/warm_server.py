@@ -6,12 +6,12 @@ and a fresh process spends most of such a job importing: a smoke `sample` job to
 2.4 s were imports and 0.3 s sampling (2-core AMD EPYC, 2026-12-06), and `make run` starts ~150
 job processes.
 
-How (only where the Snakefile names a directory in RLVR_WARM_JOBS: a local run of a study whose
-numerics are pinned, workflow/rules/common.smk; cluster jobs never see it):
-* `python -m rlvr_support <verb>` pins its numerics first (they decide what torch reads when it
-  loads), then connects to the server of that directory and its exact environment (a Linux abstract
-  socket named by a hash of both: jobs differ in their thread counts). None: it starts one, detached,
-  and runs the verb itself. One: it hands the server its arguments, working directory and standard
+How (only where the Snakefile names a directory in RLVR_WARM_JOBS: a local run of a study whose jobs
+ask for no GPU, pinned or not, workflow/rules/common.smk; cluster jobs never see it):
+* `python -m rlvr_support <verb>` pins its numerics first where the study does (they decide what torch
+  reads when it loads), then connects to the server of that directory and its exact environment (a
+  Linux abstract socket named by a hash of both: pinned jobs differ in their thread counts). None: it
+  starts one, detached, and runs the verb itself. One: it hands the server its arguments, working directory and standard
   streams, and waits. Elsewhere than on Linux every job starts cold.
 * The server imported what jobs import, then forks one child per job; the child takes the job's
   streams and directory and runs the verb as `python -m rlvr_support` would, then sends the exit
@@ -78,11 +78,11 @@ def _address(root: str, key: str) -> str:
 # ------------------------------------------------------------------------------------ the run's side
 
 
-def open_for_run(local: bool, pinned: bool, environ=os.environ) -> str | None:
+def open_for_run(local: bool, cpu_study: bool, environ=os.environ) -> str | None:
     """A fresh directory for this run's servers, named in the environment the jobs inherit; None (every
-    job cold) for a run that is not local (cluster jobs start on other machines), a study that is not
-    pinned (GPU jobs) or an environment that names its own (`off`)."""
-    if not (local and pinned) or ENV in environ:
+    job cold) for a run that is not local (cluster jobs start on other machines), a study with GPU jobs
+    (they start their own CUDA) or an environment that names its own (`off`)."""
+    if not (local and cpu_study) or ENV in environ:
         return None
     import tempfile
 
