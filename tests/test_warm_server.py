@@ -150,12 +150,34 @@ def test_a_warm_job_returns_its_exit_status_and_error(tmp_path, warm_root):
     assert got.stderr == cold.stderr  # its log ends with its one-line error, as a cold job's does
 
 
-@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM])
-def test_a_stopped_job_process_stops_its_warm_child(smoke_run, tmp_path, warm_root, sig):
-    env = _env(warm_root)
+def _long_pretraining(smoke_run: Path) -> list[str]:
     args = _smoke_jobs(smoke_run, "long")[0]
     args[args.index("--cfg") + 1] = json.dumps({**CONFIG["base"], "train": {**CONFIG["base"]["train"],
                                                                            "steps": 100_000}})
+    return args
+
+
+def test_the_server_is_outside_the_process_tree_of_the_job_that_started_it(smoke_run, tmp_path, warm_root):
+    """Snakemake's benchmark measures a job's process tree: a server left under the job that started it (and
+    every job the server forks) would count in that job's memory."""
+    import psutil
+
+    proc = subprocess.Popen([sys.executable, "-m", "rlvr_support", *_long_pretraining(smoke_run)], cwd=tmp_path,
+                            env=_env(warm_root), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        _wait_for_server(warm_root)  # no server yet: the job runs cold and starts one
+        tree = {p.pid for p in psutil.Process(proc.pid).children(recursive=True)}
+        servers = set(_servers(warm_root))
+    finally:
+        proc.kill()
+        proc.wait()
+    assert servers and not tree & servers, f"servers {servers} in the job's tree {tree}"
+
+
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM])
+def test_a_stopped_job_process_stops_its_warm_child(smoke_run, tmp_path, warm_root, sig):
+    env = _env(warm_root)
+    args = _long_pretraining(smoke_run)
     _job(["pretrain", "--threads", "2", "--help"], tmp_path, env)  # starts the server of its environment
     _wait_for_server(warm_root)
     proc = subprocess.Popen([sys.executable, "-m", "rlvr_support", *args], cwd=tmp_path, env=env,
