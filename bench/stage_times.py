@@ -42,6 +42,17 @@ def stage_times(root: Path) -> pd.DataFrame:
             .sort_values("total_s", ascending=False).reset_index())
 
 
+def snakemake_wall(tree: Path) -> float | None:
+    """Wall seconds of the last Snakemake run in `tree` that printed its elapsed time (.snakemake/log/), or None."""
+    import re
+
+    for log in sorted((tree / ".snakemake" / "log").glob("*.snakemake.log"), reverse=True):
+        if found := re.search(r"^Elapsed time: (\d+):(\d\d):(\d\d(?:\.\d+)?)$", log.read_text(errors="replace"), re.M):
+            h, m, sec = found.groups()
+            return int(h) * 3600 + int(m) * 60 + float(sec)
+    return None
+
+
 def compare_rows(a: pd.DataFrame, b: pd.DataFrame, rss: bool = False) -> list[str]:
     """Markdown rows of two runs' stage_times (indexed by stage): jobs, job seconds of each, their ratio, and
     with `rss` each run's peak RSS; then the total row."""

@@ -42,6 +42,12 @@ def junit_times(path: Path) -> dict[str, float]:
     return times
 
 
+def junit_wall(path: Path) -> tuple[float, int]:
+    """(wall seconds, tests) of the whole suite, as pytest wrote them into the XML's testsuite."""
+    suite = next(ET.parse(path).getroot().iter("testsuite"))
+    return float(suite.get("time", 0.0)), int(suite.get("tests", 0))
+
+
 def collected(expr: str) -> set[str]:
     """Node ids `pytest --collect-only -m expr` selects in this checkout."""
     done = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",

@@ -104,8 +104,11 @@ def test_the_runs_case_compares_two_make_runs_and_two_suites(tmp_path, monkeypat
         tsv.parent.mkdir(parents=True)
         tsv.write_text(header + f"{seconds}\t0:00:40\t400\t1\t1\t1\t0\t0\t50\t1\n")
         (tmp_path / f"{name}.xml").write_text(
-            f'<testsuites><testsuite><testcase classname="tests.test_bench" name="test_a" time="{seconds / 10}"/>'
-            '</testsuite></testsuites>')
+            f'<testsuites><testsuite tests="1" time="{seconds * 3}"><testcase classname="tests.test_bench" '
+            f'name="test_a" time="{seconds / 10}"/></testsuite></testsuites>')
+        log = tmp_path / name / ".snakemake/log/2026-12-06T171110.260521.snakemake.log"
+        log.parent.mkdir(parents=True)
+        log.write_text(f"148 of 148 steps (100%) done\nElapsed time: 0:{seconds / 10:02.0f}:05.5\n")
     sys.path.insert(0, str(REPO / "bench"))
     import suite_times
 
@@ -116,3 +119,5 @@ def test_the_runs_case_compares_two_make_runs_and_two_suites(tmp_path, monkeypat
     text = "\n".join(bench_run.runs_section(bench_run.Context(args=args, sizes={}, work=tmp_path)))
     assert "| sample | 1 | 40 | 10 | 0.25 |" in text, text
     assert "| fast | 1 | 1 | 4 | 1 | 0.25 |" in text
+    assert "elapsed time): before 4:06, after 1:06." in text, text
+    assert "before.xml (2:00 wall, 1 tests)" in text and "after.xml (0:30 wall, 1 tests)" in text, text
