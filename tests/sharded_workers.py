@@ -42,18 +42,19 @@ def _inner(model):
 def gathered(model) -> dict[str, torch.Tensor]:
     """name -> the whole parameter, on every rank: a ZeRO-3 parameter through GatheredParameters, an FSDP2 DTensor
     through full_tensor() (both collective: every rank calls this at the same point)."""
+    import contextlib
+
     from torch.distributed.tensor import DTensor
 
-    out = {}
-    for name, p in _inner(model).named_parameters():
-        if hasattr(p, "ds_id"):
-            import deepspeed
+    params = list(_inner(model).named_parameters())
+    partitioned = [p for _, p in params if hasattr(p, "ds_id")]
+    together = contextlib.nullcontext()
+    if partitioned:  # one gather for the whole toy model: a gather per parameter is a collective each, and on a
+        import deepspeed  # loaded machine each waits for both ranks to be scheduled (9 s alone became 62 s)
 
-            with deepspeed.zero.GatheredParameters([p]):
-                out[name] = p.data.detach().clone()
-        else:
-            out[name] = (p.full_tensor() if isinstance(p, DTensor) else p).detach().clone()
-    return out
+        together = deepspeed.zero.GatheredParameters(partitioned)
+    with together:
+        return {name: (p.full_tensor() if isinstance(p, DTensor) else p).detach().clone() for name, p in params}
 
 
 def gaps(policy, ref) -> dict[str, float]:
