@@ -1,4 +1,4 @@
-"""Idle OpenMP threads spin briefly, then sleep (idle_threads.py), in every job and in the suite's workers."""
+"""Idle OpenMP and OpenBLAS threads spin briefly, then sleep (idle_threads.py), in every job and in the suite's workers."""
 
 from __future__ import annotations
 
@@ -6,17 +6,20 @@ import os
 import subprocess
 import sys
 
-from rlvr_support.idle_threads import SPIN_TURNS, short_spin
+from rlvr_support.idle_threads import OPENBLAS_TIMEOUT, SPIN_TURNS, short_spin
 
 
 def test_a_short_spin_unless_the_environment_says_how_threads_wait():
     env = {}
     short_spin(env)
-    assert env == {"GOMP_SPINCOUNT": SPIN_TURNS}
+    assert env == {"GOMP_SPINCOUNT": SPIN_TURNS, "OPENBLAS_THREAD_TIMEOUT": OPENBLAS_TIMEOUT}
     for own in ({"GOMP_SPINCOUNT": "30000000"}, {"OMP_WAIT_POLICY": "ACTIVE"}):
         env = dict(own)
         short_spin(env)
-        assert env == own
+        assert env == {**own, "OPENBLAS_THREAD_TIMEOUT": OPENBLAS_TIMEOUT}
+    env = {"OPENBLAS_THREAD_TIMEOUT": "28"}
+    short_spin(env)
+    assert env["OPENBLAS_THREAD_TIMEOUT"] == "28"
 
 
 def test_a_job_process_starts_with_it_before_torch_loads():

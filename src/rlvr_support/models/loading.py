@@ -6,6 +6,9 @@ share the same code: everything downstream only sees `AutoModelForCausalLM` dire
 No checkpoint's own code ever runs: every load passes `trust_remote_code=False` (left unset,
 transformers asks on stdin, and `yes | snakemake ...` answers it), and a folder whose config asks
 for custom code is refused first, naming the file and key (config/checkpoints.py).
+
+Every model is built or loaded here, so this is where a job whose pinned numerics say `matmul: openblas`
+sends its linear layers to OpenBLAS (models/openblas_linear.py), before the model computes anything.
 """
 
 from __future__ import annotations
@@ -17,9 +20,11 @@ import torch
 from transformers import AutoModelForCausalLM, AutoTokenizer, LlamaConfig, LlamaForCausalLM
 
 from rlvr_support.config.checkpoints import remote_code_problem
+from rlvr_support.models.openblas_linear import route_linear
 
 
 def toy_llama(vocab_size: int, arch: dict, tokenizer) -> LlamaForCausalLM:
+    route_linear()
     config = LlamaConfig(
         vocab_size=vocab_size,
         hidden_size=arch["hidden_size"],
@@ -70,6 +75,7 @@ def load_model(manifest_or_dir: str | Path, dtype=torch.float32):
 
     if problem := remote_code_problem(model_dir):
         raise ValueError(f"cannot load model from {model_dir}: {problem}")
+    route_linear()
     try:  # a missing, truncated or corrupt weight file is an error naming the checkpoint
         model = AutoModelForCausalLM.from_pretrained(model_dir, dtype=dtype, trust_remote_code=False)
     except (OSError, ValueError, RuntimeError, SafetensorError) as e:
