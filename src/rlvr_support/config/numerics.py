@@ -19,8 +19,12 @@ with, overriding whatever the user's environment says:
   CPUs. `MKL_ENABLE_INSTRUCTIONS` and `MKL_DEBUG_CPU_TYPE`, which would pick another branch, are removed;
 * `matmul`: which library computes the linear layers' products. `mkl` (the default): torch's own, in the
   MKL branch above. `openblas`: numpy's OpenBLAS with the pinned kernel set (models/openblas_linear.py),
-  as reproducible across vendors and 1.75x faster on one thread than MKL's COMPATIBLE (SSE2) branch; it
-  computes other bits, so it is part of the spec;
+  as reproducible across vendors and 1.75x faster on one thread than MKL's COMPATIBLE (SSE2) branch;
+* `attention`: how the models compute attention (models/loading.py). `sdpa` (the default): torch's
+  scaled_dot_product_attention, whose CPU kernel (flash attention) was a quarter of a pretraining step;
+  `eager`: transformers' eager attention, two batched matmuls and a softmax, about a third faster a
+  pretraining step on the toy model's short sequences. Each of these two computes other bits than its
+  default, so both are part of the spec (in a pinned study only: an unpinned one runs the defaults);
 * a fixed thread count: the job's `--threads` (resources.<kind>.cpus_per_task of the config, so the
   same on every machine), 1 for a verb without one, for OpenMP, MKL and OpenBLAS, without dynamic
   adjustment; the verbs set torch's intra-op threads to the same number.
@@ -59,7 +63,10 @@ VECTOR_WIDTH = {
                "cpu_flags": ("avx512f", "avx512bw", "avx512dq", "avx512vl")},
 }
 MKL_BRANCHES = ("COMPATIBLE", "AVX2", "AVX512", "AUTO")
-MATMULS = ("mkl", "openblas")  # who computes the linear layers' products, default first (models/openblas_linear.py)
+# the kernel choices of a pinned study, each with its options, the first what a spec that does not name it
+# ran (every run from before the choice existed did)
+CHOICES = {"matmul": ("mkl", "openblas"),  # who computes the linear layers' products (models/openblas_linear.py)
+           "attention": ("sdpa", "eager")}  # transformers' attention implementation (models/loading.py)
 DEFAULTS = {"cpu_capability": "avx2", "mkl_cbwr": "COMPATIBLE"}
 # what a user may have set that would pick another kernel than the pinned one
 OVERRIDDEN = ("MKL_ENABLE_INSTRUCTIONS", "MKL_DEBUG_CPU_TYPE", "NPY_DISABLE_CPU_FEATURES", "DNNL_MAX_CPU_ISA",
@@ -123,13 +130,20 @@ def requested(environ=os.environ) -> dict | None:
         raise ValueError(f"{ENV_VAR}: cpu_capability {spec['cpu_capability']!r} is none of {', '.join(VECTOR_WIDTH)}")
     if spec["mkl_cbwr"] not in MKL_BRANCHES:
         raise ValueError(f"{ENV_VAR}: mkl_cbwr {spec['mkl_cbwr']!r} is none of {', '.join(MKL_BRANCHES)}")
-    if spec.get("matmul", MATMULS[0]) not in MATMULS:
-        raise ValueError(f"{ENV_VAR}: matmul {spec['matmul']!r} is none of {', '.join(MATMULS)}")
-    if spec.get("matmul") == MATMULS[0]:
-        # the default is not written, so that a spec records the same whether or not the config names it (and
-        # the sidecars of runs from before the choice existed read as what they were, MKL runs)
-        del spec["matmul"]
+    for key, options in CHOICES.items():
+        if spec.get(key, options[0]) not in options:
+            raise ValueError(f"{ENV_VAR}: {key} {spec[key]!r} is none of {', '.join(options)}")
+        if spec.get(key) == options[0]:
+            # not written, so that such a run records the spec that the sidecars of every run before the choice
+            # existed record: `audit` and results-doc see one numerics in a tree that spans the two
+            del spec[key]
     return spec
+
+
+def chosen(key: str, environ=os.environ) -> str:
+    """The kernel choice `key` (CHOICES) of this job: the spec's where its numerics are pinned, else the default."""
+    spec = requested(environ)
+    return spec.get(key, CHOICES[key][0]) if spec and spec["pin"] else CHOICES[key][0]
 
 
 def apply(argv: list[str], environ=os.environ, cpuinfo: str | Path = "/proc/cpuinfo") -> dict | None:

@@ -25,7 +25,7 @@ import numpy as np
 import torch
 from torch.autograd.function import once_differentiable
 
-from rlvr_support.config.numerics import requested
+from rlvr_support.config.numerics import chosen
 
 _torch_linear = torch.nn.functional.linear
 
@@ -84,8 +84,7 @@ def blas_linear(input: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | 
 def route_linear(environ=None) -> bool:
     """Send this process's linear layers through OpenBLAS where its pinned numerics say `matmul: openblas`
     (RLVR_NUMERICS); True when they go there. Idempotent; an unpinned or MKL job is left as it is."""
-    spec = requested() if environ is None else requested(environ)
-    if not (spec and spec["pin"] and spec.get("matmul") == "openblas"):
+    if (chosen("matmul") if environ is None else chosen("matmul", environ)) != "openblas":
         return False
     torch.nn.functional.linear = blas_linear
     return True
