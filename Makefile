@@ -10,9 +10,9 @@ STAMP := $(VENV)/.installed
 
 # pip byte-compiles what it installs on one core; compileall does it on all of them (the runtime install took
 # 69 s so, 26 s + 31 s this way on 2 cores). It cannot be left to the first import: where PYTHONDONTWRITEBYTECODE
-# is set (as on CI), every job would compile its imports again. -qq: a file that does not compile (packages ship
-# some, e.g. templates) is skipped, as pip skips it.
-COMPILE = -m compileall -qq -j 0
+# is set (as on CI), every job would compile its imports again. A file that does not compile (packages ship some,
+# e.g. templates) is skipped, as pip skips it, and so are the compiler's warnings about packages' code.
+COMPILE = -W ignore -m compileall -qq -j 0
 $(STAMP): requirements.txt requirements-test.txt pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
