@@ -10,9 +10,8 @@ config.yaml's model, batches and rollouts with fewer steps (pretraining 40 of it
 is a child process (start-up included in `wall`); `job` is the time the verb itself reports
 (pretrain and train: their manifests' `seconds`; sample: its log line). Modes: unpinned, pinned
 (config.yaml's numerics: avx2 kernels, MKL's COMPATIBLE branch), pinned with MKL's AVX2 branch
-(mkl_cbwr: AVX2, reproducible across Intel CPUs only), pinned with the linear layers in numpy's
-OpenBLAS (matmul: openblas, reproducible across vendors) and that with transformers' eager attention
-(attention: eager), in alternating order so that load on a shared
+(mkl_cbwr: AVX2, reproducible across Intel CPUs only) and pinned with the linear layers in numpy's
+OpenBLAS (matmul: openblas, reproducible across vendors), in alternating order so that load on a shared
 machine hits all alike; medians over --repeat. Ratios to unpinned > 1 mean the pins cost time.
 """
 
@@ -104,8 +103,7 @@ def one_run(work: Path, data: Path, c: dict, env: dict) -> dict[str, tuple[float
 
 MODES = {"unpinned": {"pin": False}, "pinned": {"pin": True},
          "pinned, mkl_cbwr AVX2": {"pin": True, "mkl_cbwr": "AVX2"},  # honoured on Intel CPUs only
-         "pinned, matmul openblas": {"pin": True, "matmul": "openblas"},  # models/openblas_linear.py
-         "pinned, openblas, eager attention": {"pin": True, "matmul": "openblas", "attention": "eager"}}
+         "pinned, matmul openblas": {"pin": True, "matmul": "openblas"}}  # models/openblas_linear.py
 
 
 def bench(case: str, repeat: int, modes: list[str]) -> list[str]:

@@ -1,7 +1,6 @@
 """The kernel choices of pinned numerics (config/numerics.py CHOICES): the linear layers in OpenBLAS
-(models/openblas_linear.py, `matmul: openblas`) give torch's results within float32 rounding, eager
-attention (`attention: eager`) is what the models get, and both give the same bits under another vector
-unit of the environment."""
+(models/openblas_linear.py, `matmul: openblas`) give torch's results within float32 rounding, and the
+same bits under another vector unit of the environment."""
 
 from __future__ import annotations
 
@@ -61,33 +60,14 @@ def test_it_is_routed_only_where_pinned_numerics_ask_for_it(monkeypatch):
 
 
 def test_the_default_choices_are_not_written_and_a_bad_one_is_named():
-    spec = numerics.requested({numerics.ENV_VAR: json.dumps({"pin": True, "matmul": "mkl", "attention": "sdpa"})})
+    spec = numerics.requested({numerics.ENV_VAR: json.dumps({"pin": True, "matmul": "mkl"})})
     assert spec == numerics.requested({numerics.ENV_VAR: json.dumps({"pin": True})}) == {"pin": True, **numerics.DEFAULTS}
     with pytest.raises(ValueError, match="matmul 'cublas' is none of mkl, openblas"):
         numerics.requested({numerics.ENV_VAR: json.dumps({"matmul": "cublas"})})
-    with pytest.raises(ValueError, match="attention 'flex' is none of sdpa, eager"):
-        numerics.requested({numerics.ENV_VAR: json.dumps({"attention": "flex"})})
+    assert numerics.chosen("matmul", {numerics.ENV_VAR: json.dumps({"pin": False, "matmul": "openblas"})}) == "mkl"
 
 
-def test_a_model_gets_the_attention_its_pinned_numerics_choose(monkeypatch, tmp_path):
-    from types import SimpleNamespace
-
-    from rlvr_support.models.loading import load_model, toy_llama
-
-    monkeypatch.setattr(torch.nn.functional, "linear", openblas_linear._torch_linear)
-    tok = SimpleNamespace(bos_token_id=1, eos_token_id=2, pad_token_id=0)
-    arch = {"hidden_size": 32, "intermediate_size": 64, "num_layers": 1, "num_heads": 2, "max_positions": 16}
-    for spec, attention in (({"pin": True}, "sdpa"), ({"pin": False, "attention": "eager"}, "sdpa"),
-                            ({"pin": True, "attention": "eager"}, "eager")):
-        monkeypatch.setenv(numerics.ENV_VAR, json.dumps(spec))
-        model = toy_llama(50, arch, tok)
-        assert model.config._attn_implementation == attention
-        model.save_pretrained(tmp_path / attention)  # the choice is the job's, not the checkpoint's
-        monkeypatch.setenv(numerics.ENV_VAR, json.dumps({"pin": True, "attention": "eager"}))
-        assert load_model(tmp_path / attention).config._attn_implementation == "eager"
-
-
-# Three training steps of the toy Llama (models/loading.py applies the kernel choices the numerics make),
+# Three training steps of the toy Llama (models/loading.py routes its linears where the numerics say),
 # in a fresh process that pins its numerics first, as `python -m rlvr_support` does: the weights' digest.
 STEPS = """
 import hashlib, sys
@@ -127,15 +107,13 @@ def test_pinned_openblas_steps_give_the_same_bits_under_another_vector_unit():
     if flags is None or not {"avx2", "fma"} <= flags:
         pytest.skip("needs an x86-64 CPU with AVX2 and FMA (the pinned capability) and /proc/cpuinfo")
     narrower = {"ATEN_CPU_CAPABILITY": "default", "OPENBLAS_CORETYPE": "NEHALEM", "NPY_DISABLE_CPU_FEATURES": "X86_V3"}
-    fast = {"pin": True, "matmul": "openblas", "attention": "eager"}
+    fast = {"pin": True, "matmul": "openblas"}
     native = _steps(fast, {})
     assert native[0] == "blas_linear"
     assert _steps(fast, narrower) == native, "pinned OpenBLAS steps differ under another vector unit"
-    # the test can fail: the steps do go through OpenBLAS and eager attention (each default gives other bits),
-    # and the kernels decide the bits (the narrower width pinned on purpose, ATen's and OpenBLAS's kernel sets
-    # both, differs), so the pins keep them
+    # the test can fail: the steps do go through OpenBLAS (MKL's bits differ), and the kernels decide the bits
+    # (the narrower width pinned on purpose, ATen's and OpenBLAS's kernel sets both, differs), so the pins keep them
     assert _steps({**fast, "matmul": "mkl"}, {})[1] != native[1]
-    assert _steps({**fast, "attention": "sdpa"}, {})[1] != native[1]
     assert _steps({**fast, "cpu_capability": "default"}, {})[1] != native[1]
 
 

@@ -19,12 +19,8 @@ with, overriding whatever the user's environment says:
   CPUs. `MKL_ENABLE_INSTRUCTIONS` and `MKL_DEBUG_CPU_TYPE`, which would pick another branch, are removed;
 * `matmul`: which library computes the linear layers' products. `mkl` (the default): torch's own, in the
   MKL branch above. `openblas`: numpy's OpenBLAS with the pinned kernel set (models/openblas_linear.py),
-  as reproducible across vendors and 1.75x faster on one thread than MKL's COMPATIBLE (SSE2) branch;
-* `attention`: how the models compute attention (models/loading.py). `sdpa` (the default): torch's
-  scaled_dot_product_attention, whose CPU kernel (flash attention) was a quarter of a pretraining step;
-  `eager`: transformers' eager attention, two batched matmuls and a softmax, about a third faster a
-  pretraining step on the toy model's short sequences. Each of these two computes other bits than its
-  default, so both are part of the spec (in a pinned study only: an unpinned one runs the defaults);
+  as reproducible across vendors and 1.75x faster on one thread than MKL's COMPATIBLE (SSE2) branch; it
+  computes other bits, so it is part of the spec (of a pinned study only: an unpinned one runs torch's);
 * a fixed thread count: the job's `--threads` (resources.<kind>.cpus_per_task of the config, so the
   same on every machine), 1 for a verb without one, for OpenMP, MKL and OpenBLAS, without dynamic
   adjustment; the verbs set torch's intra-op threads to the same number.
@@ -65,8 +61,9 @@ VECTOR_WIDTH = {
 MKL_BRANCHES = ("COMPATIBLE", "AVX2", "AVX512", "AUTO")
 # the kernel choices of a pinned study, each with its options, the first what a spec that does not name it
 # ran (every run from before the choice existed did)
-CHOICES = {"matmul": ("mkl", "openblas"),  # who computes the linear layers' products (models/openblas_linear.py)
-           "attention": ("sdpa", "eager")}  # transformers' attention implementation (models/loading.py)
+# (transformers' eager attention instead of sdpa was measured for one: 2% off a pretraining step, 6% onto a GRPO
+# stage, bench/bench_numerics.py medians of 3, 2026-12-07; not worth other bits)
+CHOICES = {"matmul": ("mkl", "openblas")}  # who computes the linear layers' products (models/openblas_linear.py)
 DEFAULTS = {"cpu_capability": "avx2", "mkl_cbwr": "COMPATIBLE"}
 # what a user may have set that would pick another kernel than the pinned one
 OVERRIDDEN = ("MKL_ENABLE_INSTRUCTIONS", "MKL_DEBUG_CPU_TYPE", "NPY_DISABLE_CPU_FEATURES", "DNNL_MAX_CPU_ISA",

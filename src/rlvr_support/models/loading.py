@@ -7,9 +7,8 @@ No checkpoint's own code ever runs: every load passes `trust_remote_code=False` 
 transformers asks on stdin, and `yes | snakemake ...` answers it), and a folder whose config asks
 for custom code is refused first, naming the file and key (config/checkpoints.py).
 
-Every model is built or loaded here, so this is where a job's pinned kernel choices take effect
-(config/numerics.py), before the model computes anything: `matmul: openblas` sends its linear layers to
-OpenBLAS (models/openblas_linear.py), `attention: eager` gives it transformers' eager attention.
+Every model is built or loaded here, so this is where a job whose pinned numerics say `matmul: openblas`
+sends its linear layers to OpenBLAS (models/openblas_linear.py), before the model computes anything.
 """
 
 from __future__ import annotations
@@ -21,7 +20,6 @@ import torch
 from transformers import AutoModelForCausalLM, AutoTokenizer, LlamaConfig, LlamaForCausalLM
 
 from rlvr_support.config.checkpoints import remote_code_problem
-from rlvr_support.config.numerics import chosen
 from rlvr_support.models.openblas_linear import route_linear
 
 
@@ -39,7 +37,6 @@ def toy_llama(vocab_size: int, arch: dict, tokenizer) -> LlamaForCausalLM:
         bos_token_id=tokenizer.bos_token_id,
         eos_token_id=tokenizer.eos_token_id,
         pad_token_id=tokenizer.pad_token_id,
-        attn_implementation=chosen("attention"),
     )
     return LlamaForCausalLM(config)
 
@@ -80,8 +77,7 @@ def load_model(manifest_or_dir: str | Path, dtype=torch.float32):
         raise ValueError(f"cannot load model from {model_dir}: {problem}")
     route_linear()
     try:  # a missing, truncated or corrupt weight file is an error naming the checkpoint
-        model = AutoModelForCausalLM.from_pretrained(model_dir, dtype=dtype, trust_remote_code=False,
-                                                     attn_implementation=chosen("attention"))
+        model = AutoModelForCausalLM.from_pretrained(model_dir, dtype=dtype, trust_remote_code=False)
     except (OSError, ValueError, RuntimeError, SafetensorError) as e:
         raise ValueError(f"cannot load model from {model_dir}: {e}") from None
     model.eval()
