@@ -3,10 +3,11 @@
 Why: under pinned numerics (config/numerics.py) torch's float32 matmuls run in MKL's COMPATIBLE branch,
 the only MKL branch that gives the same bits on Intel and AMD CPUs, and it is SSE2 code: on the toy
 model's shapes it is 1.75x slower than OpenBLAS's AVX2 kernels on one thread (a pretraining step of
-64 x 69 tokens 0.78 s vs 0.45 s, 2-core AMD EPYC, 2026-12-07). numpy's OpenBLAS, its kernel set pinned
-by OPENBLAS_CORETYPE (HASWELL for avx2), computes the same bits on any CPU with that vector unit: its
-blocking is fixed per kernel set and its threads split the rows and columns of a product, never its
-inner dimension.
+64 x 69 tokens 0.78 s vs 0.45 s, 2-core AMD EPYC, 2026-12-07). numpy's OpenBLAS runs the kernel set that
+OPENBLAS_CORETYPE names (pinned: HASWELL for avx2) whatever the CPU, so, like MKL's COMPATIBLE branch, it is
+meant to give the same bits on every CPU with that vector unit; tests/test_kernel_choices.py checks it under
+another vector unit of one machine's environment (an Intel and an AMD run have not been compared byte for
+byte yet, for either path: `compare` does it).
 
 What goes through it: every `torch.nn.functional.linear` (so every `nn.Linear`, the language-model head
 included, and the fast sampler's fused projections) on float32 CPU tensors, forward and backward. Anything
