@@ -386,6 +386,10 @@ def smoke_section(ctx: Context) -> list[str]:
     return lines
 
 
+def _mmss(seconds: float | None) -> str:
+    return "unknown" if seconds is None else f"{round(seconds) // 60}:{round(seconds) % 60:02d}"
+
+
 def runs_section(ctx: Context) -> list[str]:
     """`make run`'s job seconds per stage and the suite's seconds per tier mark, before and after a change:
     read from two finished `make run` trees (--make-run BEFORE AFTER) and two JUnit XML files of the suite
@@ -403,14 +407,13 @@ def runs_section(ctx: Context) -> list[str]:
              "benchmark files (bench/stage_times.py; the table and figure rules have none):", "",
              "| stage | jobs | job seconds, before | after | ratio |", "|---|---:|---:|---:|---:|"]
     walls = [snakemake_wall(Path(t)) for t in a.make_run]
-    mmss = lambda s: "unknown" if s is None else f"{round(s) // 60}:{round(s) % 60:02d}"  # noqa: E731
     suites = [junit_wall(Path(x)) for x in a.suite]
     lines += [*compare_rows(before, after), "",
-              f"Snakemake's wall for the study (its log's elapsed time): before {mmss(walls[0])}, after "
-              f"{mmss(walls[1])}.", "",
-              f"The suite: before {a.suite[0]} ({mmss(suites[0][0])} wall, {suites[0][1]:,} tests), after {a.suite[1]} "
-              f"({mmss(suites[1][0])} wall, {suites[1][1]:,} tests); per-test seconds summed per tier mark "
-              "(bench/suite_times.py: under two workers a sum of both workers' time, not the wall):", "",
+              f"Snakemake's wall for the study (its log's elapsed time): before {_mmss(walls[0])}, after "
+              f"{_mmss(walls[1])}.", "",
+              f"The suite: before {a.suite[0]} ({_mmss(suites[0][0])} wall, {suites[0][1]:,} tests), after "
+              f"{a.suite[1]} ({_mmss(suites[1][0])} wall, {suites[1][1]:,} tests); per-test seconds summed per tier "
+              "mark (bench/suite_times.py: under two workers a sum of both workers' time, not the wall):", "",
               "| tier | tests, before | after | seconds, before | after | ratio |", "|---|---:|---:|---:|---:|---:|"]
     times = [junit_times(Path(x)) for x in a.suite]
     for tier, ids in tier_ids():

@@ -13,6 +13,7 @@ elapsed time) adds the share of the run the table does not explain.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 
@@ -44,8 +45,6 @@ def stage_times(root: Path) -> pd.DataFrame:
 
 def snakemake_wall(tree: Path) -> float | None:
     """Wall seconds of the last Snakemake run in `tree` that printed its elapsed time (.snakemake/log/), or None."""
-    import re
-
     for log in sorted((tree / ".snakemake" / "log").glob("*.snakemake.log"), reverse=True):
         if found := re.search(r"^Elapsed time: (\d+):(\d\d):(\d\d(?:\.\d+)?)$", log.read_text(errors="replace"), re.M):
             h, m, sec = found.groups()

@@ -60,9 +60,7 @@ VECTOR_WIDTH = {
 }
 MKL_BRANCHES = ("COMPATIBLE", "AVX2", "AVX512", "AUTO")
 # the kernel choices of a pinned study, each with its options, the first what a spec that does not name it
-# ran (every run from before the choice existed did)
-# (transformers' eager attention instead of sdpa was measured for one: 2% off a pretraining step, 6% onto a GRPO
-# stage, bench/bench_numerics.py medians of 3, 2026-12-07; not worth other bits)
+# ran (every run from before the choice existed did; bench/HISTORY.md has the ones measured and not kept)
 CHOICES = {"matmul": ("mkl", "openblas")}  # who computes the linear layers' products (models/openblas_linear.py)
 DEFAULTS = {"cpu_capability": "avx2", "mkl_cbwr": "COMPATIBLE"}
 # what a user may have set that would pick another kernel than the pinned one

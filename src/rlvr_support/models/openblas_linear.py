@@ -22,6 +22,8 @@ calls it before it builds or loads a model); `blas_linear` is the function itsel
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import torch
 from torch.autograd.function import once_differentiable
@@ -35,13 +37,13 @@ def _as_numpy(t: torch.Tensor) -> np.ndarray:
     return t.detach().resolve_neg().numpy()
 
 
-def _product(a: torch.Tensor, b: torch.Tensor | np.ndarray) -> torch.Tensor:
+def _product(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     """a @ b by numpy (2-D; transposed views are passed to BLAS as such, not copied)."""
-    return torch.from_numpy(np.matmul(_as_numpy(a), b if isinstance(b, np.ndarray) else _as_numpy(b)))
+    return torch.from_numpy(np.matmul(_as_numpy(a), _as_numpy(b)))
 
 
 def _forward(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None) -> torch.Tensor:
-    y = _product(x.reshape(-1, x.shape[-1]), _as_numpy(weight).T)
+    y = _product(x.reshape(-1, x.shape[-1]), weight.T)
     if bias is not None:
         y = y.add_(bias)
     return y.reshape(*x.shape[:-1], weight.shape[0])
@@ -82,10 +84,10 @@ def blas_linear(input: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | 
     return _forward(input, weight, bias)
 
 
-def route_linear(environ=None) -> bool:
+def route_linear(environ=os.environ) -> bool:
     """Send this process's linear layers through OpenBLAS where its pinned numerics say `matmul: openblas`
     (RLVR_NUMERICS); True when they go there. Idempotent; an unpinned or MKL job is left as it is."""
-    if (chosen("matmul") if environ is None else chosen("matmul", environ)) != "openblas":
+    if chosen("matmul", environ) != "openblas":
         return False
     torch.nn.functional.linear = blas_linear
     return True
