@@ -43,6 +43,15 @@ def test_a_frozen_weight_gets_no_gradient_and_no_product():
         assert not blas_linear(x, w).requires_grad
 
 
+def test_tensors_off_the_cpu_stay_with_torch(monkeypatch):
+    # what a GPU study's tensors would take (shown with the meta device, which has no data): torch's own linear
+    called = []
+    monkeypatch.setattr(openblas_linear, "_torch_linear",
+                        lambda *a: called.append(a) or torch.empty(3, 4, device="meta"))
+    out = blas_linear(torch.empty(3, 8, device="meta"), torch.empty(4, 8, device="meta"))
+    assert out.device.type == "meta" and len(called) == 1
+
+
 def test_other_dtypes_stay_with_torch():
     x, w = torch.randn(3, 8, dtype=torch.bfloat16), torch.randn(4, 8, dtype=torch.bfloat16)
     assert torch.equal(blas_linear(x, w), torch.nn.functional.linear(x, w))
@@ -106,7 +115,8 @@ def test_pinned_openblas_steps_give_the_same_bits_under_another_vector_unit():
     flags = numerics.cpu_flags()
     if flags is None or not {"avx2", "fma"} <= flags:
         pytest.skip("needs an x86-64 CPU with AVX2 and FMA (the pinned capability) and /proc/cpuinfo")
-    narrower = {"ATEN_CPU_CAPABILITY": "default", "OPENBLAS_CORETYPE": "NEHALEM", "NPY_DISABLE_CPU_FEATURES": "X86_V3"}
+    narrower = {"ATEN_CPU_CAPABILITY": "default", "OPENBLAS_CORETYPE": "NEHALEM",
+                "NPY_DISABLE_CPU_FEATURES": "X86_V3"}
     fast = {"pin": True, "matmul": "openblas"}
     native = _steps(fast, {})
     assert native[0] == "blas_linear"
