@@ -271,8 +271,15 @@ SCENARIOS = {"fsdp2": fsdp2, "zero3": zero3,
 
 def main(scenario: str, out_dir: str) -> None:
     if scenario.endswith("zero3"):
+        import importlib
+
         import deepspeed
 
+        # DeepSpeed's CPU backend compiles its shared-memory allreduce (deepspeed_shm_comm, a minute of cc1plus in
+        # every new environment) for inference_all_reduce alone: training's collectives are torch.distributed's
+        # (gloo here), and a GPU run never builds it. Without it these scenarios run the same collectives. The module
+        # comes from sys.modules: deepspeed.comm's attribute `torch` is the torch package (a star import).
+        importlib.import_module("deepspeed.comm.torch").build_shm_op = lambda: None
         deepspeed.init_distributed(dist_backend="gloo")
     else:
         dist.init_process_group("gloo")

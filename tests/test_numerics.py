@@ -90,7 +90,8 @@ def test_the_cli_stops_with_one_line_when_the_cpu_lacks_the_vector_unit():
 
 def test_toy_studies_pin_and_gpu_studies_record_by_default():
     toy = yaml.safe_load((REPO / "config.yaml").read_text())
-    assert fill_defaults(toy)["numerics"] == {"pin": True, "cpu_capability": "avx2", "mkl_cbwr": "COMPATIBLE"}
+    assert fill_defaults(toy)["numerics"] == {"pin": True, "cpu_capability": "avx2", "mkl_cbwr": "COMPATIBLE",
+                                              "matmul": "openblas"}
     assert fill_defaults(CFG)["numerics"]["pin"] is True  # the smoke config says nothing: CPU only
     gpu = copy.deepcopy(CFG)
     gpu["resources"]["train"]["gpu"] = 8
