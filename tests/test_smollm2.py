@@ -13,6 +13,8 @@ import json
 import pandas as pd
 import pytest
 
+from conftest import assert_most_jobs_ran_warm
+
 # smol_run (tests/conftest.py): `all` of tests/config/smollm2-reduced.yaml, once per session
 # (tests/test_budget.py reads the same run)
 
@@ -83,9 +85,7 @@ def test_the_analyses_ran_on_the_fast_sampler(smol_run):
 
 def test_the_unpinned_cpu_study_ran_its_jobs_warm(smol_run):
     """Warm job processes serve every local CPU study, pinned or not (cli/warm_server.py)."""
-    logs = list((smol_run / "results" / "logs").rglob("*.log"))
-    warm = [p for p in logs if "warm job: peak RSS" in p.read_text(errors="replace")]
-    assert len(warm) > len(logs) / 2, f"{len(warm)} of {len(logs)} jobs ran warm"
+    assert_most_jobs_ran_warm(smol_run)
 
 
 @pytest.mark.slow

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import SMOKE_CONFIG
+from conftest import SMOKE_CONFIG, assert_most_jobs_ran_warm
 from rlvr_support.cli import warm_server
 
 CONFIG = yaml.safe_load(SMOKE_CONFIG.read_text())
@@ -132,9 +132,7 @@ def test_an_unpinned_job_run_warm_writes_the_bytes_of_a_cold_one(smoke_run, tmp_
 
 @pytest.mark.slow
 def test_the_session_smoke_run_ran_its_jobs_warm(smoke_run):
-    logs = list((smoke_run / "results" / "logs").rglob("*.log"))
-    warm = [p for p in logs if "warm job: peak RSS" in p.read_text(errors="replace")]
-    assert len(warm) > len(logs) / 2, f"{len(warm)} of {len(logs)} jobs ran warm"
+    assert_most_jobs_ran_warm(smoke_run)
 
 
 def test_a_warm_job_returns_its_exit_status_and_error(tmp_path, warm_root):
