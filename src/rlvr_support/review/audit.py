@@ -494,7 +494,8 @@ def run(path: str, row: str | None = None, column: str | None = None, say=print,
         say(f"all {len(lin.seen)} files match their recorded sha256")
         if recomputer is not None:
             say(f"tables recomputed from their inputs: {lin.tables}, all matching, every cell within "
-                f"{ABS_TOL:g} + {REL_TOL:g} x |value| ({recomputer.seconds:.1f} s of reruns)")
+                f"{ABS_TOL:g} + {REL_TOL:g} x |value| or one unit of the last decimal shown "
+                f"({recomputer.seconds:.1f} s of reruns)")
         else:
             say("tables not recomputed (--quick): their numbers are checked by sha256 only")
     matches = True
