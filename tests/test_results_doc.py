@@ -33,12 +33,13 @@ def test_the_page_is_what_the_stored_tables_give(capsys):
     claims = (STORED / "tables" / "claims.md").read_text()
     assert (STORED / "tables" / "seed_stability.md").read_text() in page
     assert page.count(results_page.BEGIN) == 1 and page.count(results_page.END) == 1
-    # the stored claims table names papers by id; the page shows it with their short titles, and a legend
+    # the claims rule names papers by their short titles (`cite`), which the page shows as they are, with a legend
+    # (a table of the runs before it named them by id: test_a_paper_cell_is_rendered_through_the_registry)
     papers = [line.split(" | ")[1] for line in claims.splitlines()[2:]]
-    assert set(papers) <= {", ".join(c) for n in (1, 2) for c in itertools.combinations(PAPERS, n)}
+    assert set(papers) <= {cite(*c) for n in (1, 2) for c in itertools.combinations(PAPERS, n)}
     assert results_page._with_paper_titles(claims.rstrip("\n"))[0] in page
-    for paper_ids in set(papers):
-        assert f"| {titled(paper_ids)} |" in page and f"| {paper_ids} |" not in page
+    for paper in set(papers):
+        assert titled(paper) == paper and f"| {paper} |" in page
     assert all(f"**{p.short}**: *{p.title}*" in page for p in PAPERS.values())
 
 
