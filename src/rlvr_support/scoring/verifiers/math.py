@@ -273,7 +273,9 @@ class _Pool:
                 if w.task is not None and now >= w.deadline:
                     results[w.task] = (False, True, None, None)
                     active[active.index(w)] = self._swap(w)
-                elif not w.ready and now - w.started > self.STARTUP_LIMIT_S:
+                elif not w.ready and now - w.started > self.STARTUP_LIMIT_S and not w.recv_conn.poll():
+                    # a spare swapped in for a crashed worker may have sat ready for hours with its "ready" unread:
+                    # its age is not a start-up (a worker that died unready has EOF waiting, read as a failure)
                     raise RuntimeError("math-verify worker did not start in time")
         return results
 
