@@ -82,10 +82,10 @@ def smoke_run(tmp_path_factory) -> Path:
 def assert_most_jobs_ran_warm(run: Path) -> None:
     """More than half the jobs of a finished local run forked from a warm server (cli/warm_server.py): their logs
     end with its peak-RSS line."""
-    from rlvr_support.cli.warm_server import RSS_LINE
+    from rlvr_support.cli.warm_server import warm_peak_rss
 
     logs = list((run / "results" / "logs").rglob("*.log"))
-    warm = [p for p in logs if RSS_LINE.split("{")[0] in p.read_text(errors="replace")]
+    warm = [p for p in logs if warm_peak_rss(p.read_text(errors="replace")) is not None]
     assert len(warm) > len(logs) / 2, f"{len(warm)} of {len(logs)} jobs ran warm"
 
 

@@ -52,8 +52,8 @@ def _number(text: str) -> float | None:
 
 def _last_decimal(text: str) -> float:
     """One unit of the last decimal a number is written with (0.0938 -> 1e-4); 0 for an integer or exponent."""
-    mantissa = re.split("[eE]", text)[0]
-    return 10.0 ** -len(mantissa.split(".")[1]) if "." in mantissa and text == mantissa else 0.0
+    text = text.strip()
+    return 0.0 if "." not in text or "e" in text.lower() else 10.0 ** -len(text.split(".")[1])
 
 
 def same_value(a: str, b: str) -> bool:
@@ -67,7 +67,7 @@ def same_value(a: str, b: str) -> bool:
     if math.isnan(x) or math.isnan(y):
         return math.isnan(x) and math.isnan(y)
     # 1.5 units: one unit between two roundings, as a float difference (0.0938 - 0.0937 is 1.0000000000000009e-4)
-    rounding = 1.5 * min(_last_decimal(a.strip().lstrip("+-")), _last_decimal(b.strip().lstrip("+-")))
+    rounding = 1.5 * min(_last_decimal(a), _last_decimal(b))
     return math.isclose(x, y, rel_tol=REL_TOL, abs_tol=max(ABS_TOL, rounding))
 
 
